@@ -1,0 +1,160 @@
+"""Observation and action-mask encoding of a :class:`~grinch_env.game.Game` from one seat.
+
+One fixed shape for 2..6 players: seats are listed by *relative seat*
+``j = (seat - observer) % n`` (``j = 0`` is the observer, ``j = 1`` the player
+to its left, ...), and seats ``j >= n`` are zero padding.  Everything in it is
+information the observer may know under perfect recall (RULES.md,
+"Information"); nothing else is read from the game.
+
+======================  =======  ==================================================
+indices                 size     meaning
+======================  =======  ==================================================
+0..47                   48       own hand (1 per card id held)
+48 + 192 j + 0..47      48 x 6   discard pile of relative seat j: contents
+48 + 192 j + 48..95     48 x 6   ... its top card (one-hot)
+48 + 192 j + 96..143    48 x 6   ... the card under the top (one-hot)
+48 + 192 j + 144..191   48 x 6   cards publicly known to be in seat j's hand
+                                 (taken by the Grinch from a discard pile)
+1200..1205              6        seat j is at the table
+1206..1211              6        the Grinch is relative seat j (1206: I am the Grinch)
+1212..1217              6        hand size of seat j / 6
+1218..1223              6        round index one-hot (0-based)
+1224..1229              6        rounds left after this one, one-hot (0..5)
+1230..1232              3        turn 1/2/3 one-hot (all 0 while scoring)
+1233..1235              3        phase one-hot: discard, draw, score (all 0 when done)
+1236                    1        the Grinch has made its first draw this turn
+1237                    1        draw-pile size / 48
+1238 + 7 j + k          42       row k of seat j's score pad is used
+1280 + 7 j + k          42       points written in that row / points_scale
+1322..1327              6        total of seat j / total_scale
+1328..1334              7        own hand's value in each row / 30 (bonus excluded)
+1335                    1        own hand's bonus / bonus_scale
+1336                    1        it is the observer's turn to act
+======================  =======  ==================================================
+
+``bonus_scale`` is the largest bonus a 5-card hand could carry under the
+layout, ``points_scale = 30 + bonus_scale`` and ``total_scale = 6 *
+points_scale``, so every entry lies in ``[0, 1]``.  The action mask is
+``int8[62]``; it is all zeros for a player who is not to act.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from grinch_env.cards import NUM_CARDS
+from grinch_env.game import (
+    DRAW_PILE_ACTION,
+    MAX_PLAYERS,
+    MAX_ROUNDS,
+    NUM_ACTIONS,
+    PHASE_DISCARD,
+    PHASE_DRAW,
+    PHASE_SCORE,
+    Game,
+)
+from grinch_env.scoring import MAX_ROW_VALUE, NUM_ROWS, bonus_points, max_bonus, row_scores
+
+HAND = 0
+SEAT_BLOCK = 48
+SEAT_STRIDE = 4 * NUM_CARDS  # 192
+PILE_CONTENTS, PILE_TOP, PILE_SECOND, KNOWN_IN_HAND = 0, 48, 96, 144
+AT_TABLE = SEAT_BLOCK + MAX_PLAYERS * SEAT_STRIDE  # 1200
+GRINCH_SEAT = AT_TABLE + MAX_PLAYERS  # 1206
+HAND_SIZE = GRINCH_SEAT + MAX_PLAYERS  # 1212
+ROUND = HAND_SIZE + MAX_PLAYERS  # 1218
+ROUNDS_LEFT = ROUND + MAX_ROUNDS  # 1224
+TURN = ROUNDS_LEFT + MAX_ROUNDS  # 1230
+PHASE = TURN + 3  # 1233
+FIRST_DRAW_MADE = PHASE + 3  # 1236
+DRAW_PILE_SIZE = FIRST_DRAW_MADE + 1  # 1237
+ROW_USED = DRAW_PILE_SIZE + 1  # 1238
+ROW_POINTS = ROW_USED + MAX_PLAYERS * NUM_ROWS  # 1280
+TOTALS = ROW_POINTS + MAX_PLAYERS * NUM_ROWS  # 1322
+OWN_ROW_VALUES = TOTALS + MAX_PLAYERS  # 1328
+OWN_BONUS = OWN_ROW_VALUES + NUM_ROWS  # 1335
+TO_ACT = OWN_BONUS + 1  # 1336
+OBS_SIZE = TO_ACT + 1  # 1337
+
+_PHASE_INDEX = {PHASE_DISCARD: 0, PHASE_DRAW: 1, PHASE_SCORE: 2}
+MAX_HAND = 6
+
+
+class Scales:
+    """Normalisers for point-valued features, derived from the bonus layout."""
+
+    __slots__ = ("bonus", "points", "total")
+
+    def __init__(self, layout: tuple) -> None:
+        self.bonus = float(max(1, max_bonus(layout)))
+        self.points = MAX_ROW_VALUE + self.bonus
+        self.total = MAX_ROUNDS * self.points
+
+
+def encode(game: Game, seat: int, scales: Scales | None = None, out: np.ndarray | None = None) -> np.ndarray:
+    """Return the ``float32[OBS_SIZE]`` observation of ``game`` from ``seat``."""
+    if scales is None:
+        scales = Scales(game.layout)
+    obs = np.zeros(OBS_SIZE, dtype=np.float32) if out is None else out
+    if out is not None:
+        obs.fill(0.0)
+    n = game.num_players
+    ones: list[int] = []
+    hand = game.hands[seat]
+    ones.extend(hand)
+    for j in range(n):
+        p = (seat + j) % n
+        base = SEAT_BLOCK + j * SEAT_STRIDE
+        pile = game.piles[p]
+        if pile:
+            ones.extend([base + c for c in pile])
+            ones.append(base + PILE_TOP + pile[-1])
+            if len(pile) > 1:
+                ones.append(base + PILE_SECOND + pile[-2])
+        known = game.known[p]
+        if known:
+            ones.extend([base + KNOWN_IN_HAND + c for c in known])
+        ones.append(AT_TABLE + j)
+        sheet = game.score_sheet[p]
+        row_base = 7 * j
+        for k in range(NUM_ROWS):
+            v = sheet[k]
+            if v is not None:
+                ones.append(ROW_USED + row_base + k)
+                obs[ROW_POINTS + row_base + k] = v / scales.points
+        obs[HAND_SIZE + j] = len(game.hands[p]) / MAX_HAND
+        obs[TOTALS + j] = game.totals[p] / scales.total
+    done = game.phase not in _PHASE_INDEX
+    rnd = min(game.round, game.num_rounds - 1)
+    ones.append(GRINCH_SEAT + (game.grinch - seat) % n)
+    ones.append(ROUND + rnd)
+    ones.append(ROUNDS_LEFT + game.num_rounds - 1 - rnd)
+    if not done:
+        if game.turn is not None:
+            ones.append(TURN + game.turn - 1)
+        ones.append(PHASE + _PHASE_INDEX[game.phase])
+        if game.phase == PHASE_DRAW and game.draws_made:
+            ones.append(FIRST_DRAW_MADE)
+        if game.current == seat:
+            ones.append(TO_ACT)
+    obs[ones] = 1.0
+    obs[DRAW_PILE_SIZE] = len(game.draw_pile) / NUM_CARDS
+    if hand:
+        values = row_scores(hand)
+        obs[OWN_ROW_VALUES:OWN_ROW_VALUES + NUM_ROWS] = values
+        obs[OWN_ROW_VALUES:OWN_ROW_VALUES + NUM_ROWS] /= MAX_ROW_VALUE
+        obs[OWN_BONUS] = bonus_points(hand, game.layout) / scales.bonus
+    return obs
+
+
+def action_mask(game: Game, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+    """Return the ``int8[62]`` mask of ``seat``'s legal actions (all zeros unless ``seat`` is to act)."""
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8) if out is None else out
+    if out is not None:
+        mask.fill(0)
+    if game.current == seat:
+        mask[game.legal_actions()] = 1
+    return mask
+
+
+__all__ = ["OBS_SIZE", "Scales", "action_mask", "encode", "DRAW_PILE_ACTION"]
