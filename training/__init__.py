@@ -1,0 +1,1 @@
+"""Training, evaluation and tournaments for grinch_env agents."""
