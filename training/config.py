@@ -1,0 +1,202 @@
+"""Training configuration: YAML files in ``configs/`` validated by pydantic.
+
+Every section forbids unknown keys, so a typo is an error that names the key
+(``ppo.lrr: Extra inputs are not permitted``) instead of a silently ignored
+knob.  ``load_config(path)`` returns a :class:`TrainConfig`; ``TrainConfig``
+round-trips through ``model_dump()`` so the resolved config is stored in
+every checkpoint.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from grinch_env.game import MAX_PLAYERS, MIN_PLAYERS
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class ModelConfig(_Section):
+    hidden_sizes: list[int] = Field(default=[256, 256], description="widths of the shared MLP trunk's hidden layers (ReLU)")
+
+    @field_validator("hidden_sizes")
+    @classmethod
+    def _positive(cls, v: list[int]) -> list[int]:
+        if not v or any(h <= 0 for h in v):
+            raise ValueError(f"hidden_sizes must be a non-empty list of positive ints, got {v}")
+        return v
+
+
+class PPOConfig(_Section):
+    learning_rate: float = Field(default=3e-4, gt=0, description="Adam learning rate")
+    anneal_lr: bool = Field(default=True, description="decay the learning rate linearly to 0 over total_updates")
+    gamma: float = Field(default=1.0, ge=0, le=1, description="discount per own decision within a game (1: undiscounted terminal reward)")
+    gae_lambda: float = Field(default=0.95, ge=0, le=1, description="GAE lambda over a seat's own decision sequence")
+    clip_coef: float = Field(default=0.2, gt=0, description="PPO ratio clipping range")
+    clip_vloss: bool = Field(default=False, description="clip the value loss like the policy ratio (CleanRL's option)")
+    ent_coef: float = Field(default=0.01, ge=0, description="entropy bonus coefficient (entropy over legal actions only)")
+    vf_coef: float = Field(default=0.5, ge=0, description="value loss coefficient")
+    max_grad_norm: float = Field(default=0.5, gt=0, description="global gradient norm clip")
+    update_epochs: int = Field(default=4, ge=1, description="passes over each batch")
+    minibatch_size: int = Field(default=2048, ge=1, description="decisions per gradient step")
+    norm_adv: bool = Field(default=True, description="normalise advantages per minibatch")
+    target_kl: float | None = Field(default=None, gt=0, description="stop the epoch loop early when approx KL exceeds this (null: never)")
+
+
+class SelfPlayConfig(_Section):
+    self_prob: float = Field(default=0.6, ge=0, description="weight of games where the current network plays every seat (all seats learn)")
+    snapshot_prob: float = Field(default=0.3, ge=0, description="weight of games against frozen past snapshots (one learner seat)")
+    baseline_probs: dict[str, float] = Field(
+        default_factory=lambda: {"random": 0.05, "greedy": 0.05},
+        description="weight of games against baseline agents by make_agent spec (one learner seat)",
+    )
+    snapshot_every: int = Field(default=10, ge=1, description="add a frozen snapshot of the learner to the pool every this many updates")
+    pool_size: int = Field(default=8, ge=1, description="most snapshots kept in the pool (oldest dropped first)")
+
+    @field_validator("baseline_probs")
+    @classmethod
+    def _non_negative(cls, v: dict[str, float]) -> dict[str, float]:
+        bad = {k: p for k, p in v.items() if p < 0}
+        if bad:
+            raise ValueError(f"baseline_probs must be >= 0, got {bad}")
+        return v
+
+    @model_validator(mode="after")
+    def _some_weight(self) -> SelfPlayConfig:
+        if self.self_prob + self.snapshot_prob + sum(self.baseline_probs.values()) <= 0:
+            raise ValueError("self_prob + snapshot_prob + sum(baseline_probs) must be > 0")
+        return self
+
+
+class EvalConfig(_Section):
+    every: int = Field(default=10, ge=0, description="evaluate against the baselines every this many updates (0: never during training)")
+    games: int = Field(default=40, ge=1, description="games per opponent and table size in a periodic evaluation")
+    opponents: list[str] = Field(default=["random", "greedy"], description="make_agent specs played in periodic evaluations")
+    num_players: list[int] = Field(default=[4], description="table sizes of the evaluations")
+    best_metric_opponent: str = Field(default="greedy", description="opponent whose mean win rate selects best.pt")
+    final_games: int = Field(default=200, ge=0, description="games per opponent and table size in the final report (0: no report)")
+    final_opponents: list[str] = Field(default=["random", "greedy", "expectimax"], description="make_agent specs in the final report")
+    processes: int = Field(default=1, ge=1, description="worker processes for evaluations")
+
+    @field_validator("num_players")
+    @classmethod
+    def _sizes(cls, v: list[int]) -> list[int]:
+        return _check_sizes(v)
+
+
+class TrainConfig(_Section):
+    run_name: str = Field(default="default", min_length=1, description="checkpoint directory name under checkpoint_dir")
+    checkpoint_dir: str = Field(default="checkpoints", description="parent directory of run directories")
+    seed: int = Field(default=0, description="seed of every random stream (python, numpy, torch, engine)")
+    num_players: int | list[int] = Field(default=4, description="table size, or a list of sizes mixed across parallel games")
+    bonus_layout: Literal["standard", "none"] = Field(default="standard", description="bonus-card layout of the rules")
+    reward_mode: Literal["win", "margin"] = Field(default="win", description="terminal reward per seat: zero-sum win share or score margin / 100")
+    num_envs: int = Field(default=64, ge=1, description="games played in parallel per rollout (one batched engine)")
+    total_updates: int = Field(default=100, ge=1, description="PPO updates (one rollout of complete games each)")
+    torch_threads: int = Field(default=1, ge=1, description="torch intra-op threads (the machine is shared)")
+    save_every: int = Field(default=10, ge=1, description="write latest.pt every this many updates")
+    tensorboard: bool = Field(default=True, description="write TensorBoard scalars into <run dir>/tb")
+    model: ModelConfig = Field(default_factory=ModelConfig, description="policy/value network")
+    ppo: PPOConfig = Field(default_factory=PPOConfig, description="PPO hyper-parameters")
+    selfplay: SelfPlayConfig = Field(default_factory=SelfPlayConfig, description="opponent pool")
+    eval: EvalConfig = Field(default_factory=EvalConfig, description="periodic and final evaluation")
+
+    @field_validator("num_players")
+    @classmethod
+    def _sizes(cls, v: int | list[int]) -> int | list[int]:
+        if isinstance(v, int):
+            _check_sizes([v])
+            return v
+        return _check_sizes(v)
+
+    @property
+    def table_sizes(self) -> list[int]:
+        """Return the table sizes as a list (one entry per size)."""
+        return [self.num_players] if isinstance(self.num_players, int) else list(self.num_players)
+
+
+class SB3Config(_Section):
+    """``python -m training.train_sb3``: sb3-contrib MaskablePPO on the Gymnasium wrapper (one learner seat)."""
+
+    run_name: str = Field(default="sb3_maskable_ppo", min_length=1, description="checkpoint directory name under checkpoint_dir")
+    checkpoint_dir: str = Field(default="checkpoints", description="parent directory of run directories")
+    seed: int = Field(default=0, description="seed of the model and the environments")
+    num_players: int = Field(default=4, ge=MIN_PLAYERS, le=MAX_PLAYERS, description="table size")
+    opponents: list[str] = Field(default=["random"], description="make_agent specs of the other seats (one repeated, or num_players - 1)")
+    bonus_layout: Literal["standard", "none"] = Field(default="standard", description="bonus-card layout of the rules")
+    reward_mode: Literal["win", "margin"] = Field(default="win", description="the learner seat's terminal reward")
+    n_envs: int = Field(default=4, ge=1, description="environments in SB3's DummyVecEnv")
+    total_timesteps: int = Field(default=100_000, ge=1, description="learner decisions to train on")
+    net_arch: list[int] = Field(default=[256, 256], description="hidden layer widths of the policy and value MLPs")
+    learning_rate: float = Field(default=3e-4, gt=0, description="Adam learning rate")
+    n_steps: int = Field(default=512, ge=1, description="steps per environment per rollout")
+    batch_size: int = Field(default=256, ge=1, description="minibatch size")
+    n_epochs: int = Field(default=4, ge=1, description="passes over each rollout")
+    gamma: float = Field(default=1.0, ge=0, le=1, description="discount per learner decision")
+    gae_lambda: float = Field(default=0.95, ge=0, le=1, description="GAE lambda")
+    ent_coef: float = Field(default=0.01, ge=0, description="entropy bonus coefficient")
+    torch_threads: int = Field(default=1, ge=1, description="torch intra-op threads")
+    eval_games: int = Field(default=100, ge=0, description="games per opponent in the final evaluation (0: none)")
+    eval_opponents: list[str] = Field(default=["random", "greedy"], description="make_agent specs of the final evaluation")
+
+
+def _check_sizes(v: list[int]) -> list[int]:
+    if not v or any(not MIN_PLAYERS <= n <= MAX_PLAYERS for n in v):
+        raise ValueError(f"table sizes must be a non-empty list of ints in {MIN_PLAYERS}..{MAX_PLAYERS}, got {v}")
+    return v
+
+
+def _format_errors(err: ValidationError, source: str) -> str:
+    lines = [f"invalid training config {source}:"]
+    for e in err.errors():
+        key = ".".join(str(p) for p in e["loc"]) or "<top level>"
+        lines.append(f"  {key}: {e['msg']} (got {e.get('input')!r})")
+    return "\n".join(lines)
+
+
+def config_from_dict(data: dict[str, Any], source: str = "<dict>", schema: type[BaseModel] = TrainConfig) -> Any:
+    """Return the validated config (a ``schema`` instance); raise ``ValueError`` naming every bad key."""
+    if not isinstance(data, dict):
+        raise ValueError(f"invalid training config {source}: the top level must be a mapping of keys, got {type(data).__name__}")
+    try:
+        return schema.model_validate(data)
+    except ValidationError as err:
+        raise ValueError(_format_errors(err, source)) from None
+
+
+def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
+    """Return ``data`` with ``key.sub=value`` overrides applied (values parsed as YAML)."""
+    for item in overrides:
+        if "=" not in item:
+            raise ValueError(f"an override must look like key.sub=value, got {item!r}")
+        key, raw = item.split("=", 1)
+        node = data
+        parts = key.split(".")
+        for p in parts[:-1]:
+            node = node.setdefault(p, {})
+            if not isinstance(node, dict):
+                raise ValueError(f"override {item!r}: {p!r} is not a section")
+        node[parts[-1]] = yaml.safe_load(raw)
+    return data
+
+
+def load_config(path: str | Path, overrides: list[str] | None = None, schema: type[BaseModel] = TrainConfig) -> Any:
+    """Return the validated config read from the YAML file ``path`` (plus ``key=value`` overrides)."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"config file {str(path)!r} does not exist")
+    data = yaml.safe_load(path.read_text()) or {}
+    if overrides:
+        if not isinstance(data, dict):
+            raise ValueError(f"invalid training config {path}: the top level must be a mapping")
+        data = apply_overrides(data, overrides)
+    return config_from_dict(data, source=str(path), schema=schema)
+
+
+__all__ = ["EvalConfig", "ModelConfig", "PPOConfig", "SB3Config", "SelfPlayConfig", "TrainConfig", "apply_overrides", "config_from_dict", "load_config"]

@@ -1,0 +1,322 @@
+"""Self-play PPO training from a YAML config: ``python -m training.train --config configs/default.yaml``.
+
+Reads top to bottom like CleanRL's ppo.py: config, seeding, then per update
+one rollout of complete games on the batched engine (:mod:`training.selfplay`),
+per-seat GAE and the masked PPO update (:mod:`training.ppo`), logging
+(tqdm, TensorBoard), snapshots into the opponent pool, periodic evaluation
+(best.pt) and checkpoints (latest.pt); at the end a final evaluation report
+is written next to the checkpoint and printed.  Ctrl-C saves latest.pt and
+exits; ``--resume`` continues a run exactly where latest.pt left it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import yaml
+from tqdm import tqdm
+
+from training.checkpoint import (
+    BEST,
+    LATEST,
+    PolicyAgent,
+    atomic_torch_save,
+    load_checkpoint,
+    make_checkpoint,
+    restore_rng_states,
+    rng_states,
+)
+from training.config import TrainConfig, apply_overrides, config_from_dict, load_config
+from training.model import PolicyValueNet
+from training.ppo import ppo_update
+from training.selfplay import OpponentPool, collect_rollout, make_engine
+
+SNAPSHOT_DIR = "snapshots"
+REPORT_DIR = "report"
+
+
+def run_directory(cfg: TrainConfig) -> Path:
+    """Return ``<checkpoint_dir>/<run_name>``."""
+    return Path(cfg.checkpoint_dir) / cfg.run_name
+
+
+class _GlobalRngGuard:
+    """Keep evaluations from consuming the trainer's global random streams (so resume stays exact)."""
+
+    def __enter__(self) -> None:
+        self._py = random.getstate()
+        self._np = np.random.get_state()
+        self._torch = torch.get_rng_state()
+
+    def __exit__(self, *exc: object) -> None:
+        random.setstate(self._py)
+        np.random.set_state(self._np)
+        torch.set_rng_state(self._torch)
+
+
+def evaluate_against(agent: Any, opponents: list[str], table_sizes: list[int], games: int, seed: int, processes: int = 1) -> dict[str, Any]:
+    """Return ``{"<opponent>@<n>p": result}``: ``agent`` in one seat, ``opponent`` in the others (seats rotated by the evaluator)."""
+    from training.evaluate import evaluate
+
+    results = {}
+    with _GlobalRngGuard():
+        for n in table_sizes:
+            for opp in opponents:
+                results[f"{opp}@{n}p"] = evaluate([agent] + [opp] * (n - 1), num_players=n, num_games=games, seed=seed, processes=processes)
+    return results
+
+
+def learner_win_rate(result: Any, agent_index: int = 0) -> float:
+    """Return the win rate of the agent at ``agent_index`` from an :class:`EvalResult`."""
+    d = result.to_dict()
+    entry = d["agents"][agent_index]
+    return float(entry["win_rate"])
+
+
+class Trainer:
+    """One training run: state (network, optimizer, pool, counters, random streams) and the loop."""
+
+    def __init__(self, cfg: TrainConfig, run_dir: Path | None = None, progress: bool = True) -> None:
+        self.cfg = cfg
+        self.run_dir = Path(run_dir) if run_dir is not None else run_directory(cfg)
+        self.progress = progress
+        torch.set_num_threads(cfg.torch_threads)
+        random.seed(cfg.seed)
+        torch.manual_seed(cfg.seed)
+        self.rng = np.random.default_rng(cfg.seed)
+        self.model = PolicyValueNet(cfg.model.hidden_sizes)
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.ppo.learning_rate, eps=1e-5)
+        self.pool = OpponentPool(cfg)
+        self.engine = make_engine(cfg)
+        self.update = 0
+        self.env_steps = 0
+        self.learner_steps = 0
+        self.best_metric = -float("inf")
+        self.last_eval: dict[str, float] = {}
+        self.writer = None
+        self.evaluator: Callable[..., dict[str, Any]] = evaluate_against
+
+    # ------------------------------------------------------------ checkpoints
+    def state(self) -> dict[str, Any]:
+        return make_checkpoint(
+            self.model,
+            self.cfg.model_dump(),
+            self.optimizer,
+            update=self.update,
+            env_steps=self.env_steps,
+            learner_steps=self.learner_steps,
+            best_metric=self.best_metric,
+            last_eval=self.last_eval,
+            pool=[name for name, _ in self.pool.snapshots],
+            rng=rng_states(self.rng),
+        )
+
+    def save(self, name: str = LATEST) -> Path:
+        path = self.run_dir / name
+        atomic_torch_save(self.state(), path)
+        return path
+
+    def load(self, path: str | Path) -> None:
+        """Restore everything from a checkpoint written by :meth:`save` (resume)."""
+        ckpt = load_checkpoint(path)
+        if ckpt.get("optimizer") is None or "rng" not in ckpt:
+            raise ValueError(f"checkpoint {str(path)!r} holds no optimizer or random state: it cannot be resumed")
+        if list(ckpt["hidden_sizes"]) != list(self.cfg.model.hidden_sizes):
+            raise ValueError(f"checkpoint network {ckpt['hidden_sizes']} differs from the config's model.hidden_sizes {self.cfg.model.hidden_sizes}")
+        self.model.load_state_dict(ckpt["model"])
+        self.optimizer.load_state_dict(ckpt["optimizer"])
+        self.update = int(ckpt["update"])
+        self.env_steps = int(ckpt["env_steps"])
+        self.learner_steps = int(ckpt["learner_steps"])
+        self.best_metric = float(ckpt["best_metric"])
+        self.last_eval = dict(ckpt.get("last_eval") or {})
+        for name in ckpt.get("pool", []):
+            snap = self.run_dir / SNAPSHOT_DIR / f"{name}.pt"
+            if snap.is_file():
+                self.pool.add_snapshot(name, torch.load(snap, map_location="cpu", weights_only=True))
+            else:
+                tqdm.write(f"warning: snapshot {snap} is missing; the opponent pool resumes without it")
+        restore_rng_states(ckpt["rng"], self.rng)
+
+    # ------------------------------------------------------------------ loop
+    def train(self, stop_after: int | None = None) -> None:
+        """Run updates until ``total_updates`` (or ``stop_after`` updates in this call), then save latest.pt."""
+        cfg = self.cfg
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        (self.run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.model_dump(), sort_keys=False))
+        if cfg.tensorboard and self.writer is None:
+            from torch.utils.tensorboard import SummaryWriter
+
+            self.writer = SummaryWriter(str(self.run_dir / "tb"))
+        end = cfg.total_updates if stop_after is None else min(cfg.total_updates, self.update + stop_after)
+        bar = tqdm(total=cfg.total_updates, initial=self.update, disable=not self.progress, desc=cfg.run_name, unit="upd", dynamic_ncols=True)
+        try:
+            while self.update < end:
+                self._one_update(bar)
+        except KeyboardInterrupt:
+            path = self.save()
+            bar.close()
+            tqdm.write(f"interrupted at update {self.update}: saved {path}; resume with --resume")
+            raise
+        bar.close()
+        self.save()
+        if not (self.run_dir / BEST).exists():
+            self.save(BEST)  # no periodic evaluation picked one: the final weights are the best we know
+        if self.writer is not None:
+            self.writer.flush()
+
+    def _one_update(self, bar: tqdm) -> None:
+        cfg = self.cfg
+        if cfg.ppo.anneal_lr:
+            self.optimizer.param_groups[0]["lr"] = cfg.ppo.learning_rate * (1.0 - self.update / cfg.total_updates)
+        t0 = time.perf_counter()
+        self.model.eval()
+        rollout = collect_rollout(self.engine, self.model, self.pool, cfg, self.rng)
+        t1 = time.perf_counter()
+        self.model.train()
+        stats = ppo_update(self.model, self.optimizer, rollout.tensors(), cfg.ppo, self.rng)
+        t2 = time.perf_counter()
+        self.update += 1
+        self.env_steps += rollout.env_steps
+        self.learner_steps += len(rollout.actions)
+        stats.update(
+            steps_per_second=rollout.env_steps / (t2 - t0),
+            learner_steps_per_second=len(rollout.actions) / (t2 - t0),
+            rollout_seconds=t1 - t0,
+            update_seconds=t2 - t1,
+            learning_rate=self.optimizer.param_groups[0]["lr"],
+        )
+        for kind, rate in rollout.win_rates.items():
+            stats[f"rollout_win_rate/{kind}"] = rate
+        if self.update % cfg.selfplay.snapshot_every == 0:
+            name = f"update_{self.update:06d}"
+            atomic_torch_save(self.model.state_dict(), self.run_dir / SNAPSHOT_DIR / f"{name}.pt")
+            self.pool.add_snapshot(name, self.model.state_dict())
+        if cfg.eval.every and self.update % cfg.eval.every == 0:
+            self._periodic_eval(stats)
+        self._log(stats, bar)
+        if self.update % cfg.save_every == 0:
+            self.save()
+
+    def _periodic_eval(self, stats: dict[str, float]) -> None:
+        cfg = self.cfg
+        agent = PolicyAgent(self.model, name=cfg.run_name)
+        results = self.evaluator(agent, cfg.eval.opponents, cfg.eval.num_players, cfg.eval.games, seed=cfg.seed + self.update, processes=cfg.eval.processes)
+        rates = {key: learner_win_rate(r) for key, r in results.items()}
+        self.last_eval = rates
+        for key, rate in rates.items():
+            stats[f"eval_win_rate/{key}"] = rate
+        metric_keys = [k for k in rates if k.split("@")[0] == cfg.eval.best_metric_opponent] or list(rates)
+        metric = float(np.mean([rates[k] for k in metric_keys]))
+        stats["eval_best_metric"] = metric
+        tqdm.write(f"update {self.update}: win rates " + ", ".join(f"{k} {v:.2f}" for k, v in rates.items()))
+        if metric > self.best_metric:
+            self.best_metric = metric
+            self.save(BEST)
+
+    def _log(self, stats: dict[str, float], bar: tqdm) -> None:
+        if self.writer is not None:
+            for key, value in stats.items():
+                group = "charts" if "/" not in key else ""
+                self.writer.add_scalar(f"{group}/{key}" if group else key, value, self.env_steps)
+        bar.set_postfix(
+            sps=f"{stats['steps_per_second']:.0f}",
+            ent=f"{stats['entropy']:.2f}",
+            kl=f"{stats['approx_kl']:.3f}",
+            ev=f"{stats['explained_variance']:.2f}",
+            **{k.split("/")[1]: f"{v:.2f}" for k, v in stats.items() if k.startswith("rollout_win_rate/")},
+            refresh=False,
+        )
+        bar.update(1)
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
+
+    # ----------------------------------------------------------- final report
+    def final_report(self) -> str:
+        """Evaluate best.pt against the final opponents, write the report next to it and return the text."""
+        from training.checkpoint import load_agent
+        from training.evaluate import write_report
+
+        cfg = self.cfg
+        if cfg.eval.final_games == 0:
+            return ""
+        agent = load_agent(self.run_dir)
+        results = self.evaluator(agent, cfg.eval.final_opponents, cfg.eval.num_players, cfg.eval.final_games, seed=10_000 + cfg.seed, processes=cfg.eval.processes)
+        lines = [f"final evaluation of {self.run_dir / BEST} ({cfg.eval.final_games} games per line, seats rotated)"]
+        summary = {}
+        for key, result in results.items():
+            out = self.run_dir / REPORT_DIR / key.replace(":", "_").replace("=", "").replace("@", "_")
+            write_report(result, out)
+            summary[key] = result.to_dict()
+            table = out / "report.txt"
+            lines.append(f"--- {key} ---")
+            lines.append(table.read_text().rstrip() if table.is_file() else json.dumps(result.to_dict()["agents"][0], indent=1))
+        (self.run_dir / REPORT_DIR).mkdir(parents=True, exist_ok=True)
+        (self.run_dir / REPORT_DIR / "summary.json").write_text(json.dumps(summary, indent=1))
+        text = "\n".join(lines)
+        (self.run_dir / REPORT_DIR / "summary.txt").write_text(text + "\n")
+        return text
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="grinch-train", description="Self-play PPO with action masking for Grinch Grow Your Heart.")
+    parser.add_argument("--config", help="YAML config (configs/*.yaml); optional with --resume, which uses the run's stored config")
+    parser.add_argument("--resume", nargs="?", const="", default=None, metavar="PATH",
+                        help="resume from PATH (a run directory or latest.pt); without PATH, the config's run directory")
+    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a config value, e.g. --set ppo.learning_rate=1e-4 (repeatable)")
+    parser.add_argument("--run-dir", help="run directory (default: <checkpoint_dir>/<run_name>)")
+    parser.add_argument("--stop-after", type=int, help="stop (saving latest.pt) after this many updates in this session")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--no-report", action="store_true", help="skip the final evaluation report")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.config is None and args.resume is None:
+        build_parser().error("give --config, --resume PATH, or both")
+    try:
+        if args.resume is not None and (args.resume or args.config is None):
+            resume_path = Path(args.resume)
+            ckpt_file = resume_path / LATEST if resume_path.is_dir() else resume_path
+            data = load_checkpoint(ckpt_file)["config"]
+            cfg = config_from_dict(apply_overrides(data, args.overrides), source=str(ckpt_file))
+            run_dir = Path(args.run_dir) if args.run_dir else ckpt_file.parent
+        else:
+            cfg = load_config(args.config, args.overrides)
+            run_dir = Path(args.run_dir) if args.run_dir else run_directory(cfg)
+            ckpt_file = run_dir / LATEST
+        trainer = Trainer(cfg, run_dir, progress=not args.no_progress)
+        if args.resume is not None:
+            trainer.load(ckpt_file)
+            print(f"resumed {ckpt_file} at update {trainer.update}/{cfg.total_updates}")
+    except (ValueError, FileNotFoundError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    try:
+        trainer.train(stop_after=args.stop_after)
+    except KeyboardInterrupt:
+        trainer.close()
+        return 130
+    trainer.close()
+    print(f"saved {run_dir / LATEST} and {run_dir / BEST} after {trainer.update} updates, {trainer.env_steps} env steps")
+    if not args.no_report and trainer.update >= cfg.total_updates:
+        print(trainer.final_report())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
