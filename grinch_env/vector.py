@@ -1,26 +1,63 @@
-"""Batched engine: B independent games of *Grinch Grow Your Heart* stepped together.
-
-(Reference version: it loops over scalar :class:`~grinch_env.game.Game` objects
-and :func:`~grinch_env.encoding.encode`; the fast array engine replaces it
-behind the same interface.)
+"""Batched engine: B independent games of *Grinch Grow Your Heart* stepped together in numpy.
 
 Example::
 
     import numpy as np
     from grinch_env.vector import VectorGrinch
 
-    venv = VectorGrinch(num_envs=1024, num_players=4, seed=0)
-    obs, mask, seat = venv.reset()
+    venv = VectorGrinch(num_envs=1024, num_players=[2, 3, 4, 5, 6], seed=0)
+    obs, mask, seat = venv.reset()               # float32[envs,1337], int8[envs,62], int64[envs]
     rng = np.random.default_rng(0)
-    for _ in range(100):
-        actions = (rng.random(mask.shape) * mask).argmax(axis=1)  # a random legal action per game
+    for _ in range(1000):
+        actions = (rng.random(mask.shape) * mask).argmax(axis=1)   # a random legal action per game
         obs, mask, seat, rewards, dones = venv.step(actions)
+        # rewards float32[envs,6]: seat s's terminal reward in game i if dones[i], else 0
 
-``obs[i]``/``mask[i]`` are game i's observation and action mask from the seat
-``seat[i]`` of the player to act (the same encoding as the AEC env);
-``rewards[i, s]`` is seat s's terminal reward (:func:`grinch_env.env.terminal_rewards`)
-of a game that ended on this step (``dones[i]``), zero otherwise.  A finished
-game is reset at once: ``obs/mask/seat`` are then the new game's first decision.
+``obs[i]`` and ``mask[i]`` are game i's observation and action mask from the
+seat ``seat[i]`` of the player to act, with exactly the encoding of the AEC
+env (:mod:`grinch_env.encoding`) and the same ``Discrete(62)`` actions.
+``rewards[i, s]`` is seat ``s``'s reward (:func:`grinch_env.env.terminal_rewards`,
+``reward_mode`` "win" or "margin") of a game that ended on this step
+(``dones[i]``), zero otherwise and for seats ``s >= num_players[i]``.  A
+finished game is reset at once: ``obs/mask/seat`` are then the first decision
+of a fresh game and ``last_totals[i]`` holds the finished game's final totals.
+Every call returns new arrays, so a rollout buffer may keep them.
+
+Games of different sizes mix in one batch (``num_players=[2, 3, 4, 5, 6]`` is
+repeated over the batch); each keeps its own number of rounds and decisions
+(:func:`grinch_env.game.decisions_per_game`).
+
+Same rules as :mod:`grinch_env.game`
+------------------------------------
+The scalar :class:`~grinch_env.game.Game` is the source of truth; this module
+is the same state machine over arrays, and ``tests/test_vector.py`` plays
+thousands of games through both with the same decks and actions and asserts
+identical observations, masks, seats, rewards and totals at every step.  The
+shuffles come from a *deck source*: a callable ``indices int64[k] -> int[k, 48]``
+giving the decks (top card last, as ``Game._start_round`` takes them) of the
+games in ``indices`` that begin a round.  The default shuffles every deck of
+a step at once from one generator seeded by ``seed``; :func:`per_game_decks`
+draws game i's decks as ``generators[i].permutation(48)``, exactly the call a
+scalar ``Game(rng=generators[i])`` makes, which is how the test gives both
+engines the same cards.  The draw pile never runs out with 2-6 players
+(2n dealt + 6(n-1) drawn by the Whos + 6 by the Grinch = 8n <= 48 cards), so
+the scalar engine's refill rule is never needed here.
+
+Technique, chosen by measurement
+--------------------------------
+State is small integer arrays: hands, discard-pile contents and publicly
+known cards are ``uint64`` bitmasks per seat ([envs,6]), each discard pile's
+order a [envs,6,3] stack, the deck a [envs,48] array with a pointer, the score
+pads [envs,6,7].  ``step`` groups the games by phase (discard / draw / score)
+and applies each phase's transition to its group with fancy indexing.  The
+observation is rebuilt for every game at every step (the observer changes
+every step, so nothing carries over): the first 1200 entries are 25 bitmasks
+of 48 cards per game (own hand, then per relative seat: pile contents, top,
+second, known-in-hand), turned into floats by one lookup of a byte -> 8
+floats table; the other 137 entries are one-hot scatters and lookups of
+precomputed float32 tables (so the values are bit-identical to the scalar
+encoder's).  See ``docs/batched.md`` for the figures that decided between
+numpy, numba and torch.
 """
 
 from __future__ import annotations
@@ -29,46 +66,122 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from grinch_env.cards import NUM_CARDS
-from grinch_env.encoding import OBS_SIZE, Scales, action_mask, encode
-from grinch_env.env import REWARD_MODES, terminal_rewards
-from grinch_env.game import MAX_PLAYERS, NUM_ACTIONS, Game, action_name, check_num_players
+from grinch_env.cards import CARDS_PER_SUIT, NUM_CARDS, NUM_SUITS, RANK
+from grinch_env.encoding import (
+    AT_TABLE,
+    DRAW_PILE_SIZE,
+    FIRST_DRAW_MADE,
+    GRINCH_SEAT,
+    HAND_SIZE,
+    KNOWN_IN_HAND,
+    MAX_HAND,
+    OBS_SIZE,
+    OWN_BONUS,
+    OWN_ROW_VALUES,
+    PHASE,
+    PILE_CONTENTS,
+    PILE_SECOND,
+    PILE_TOP,
+    ROUND,
+    ROUNDS_LEFT,
+    ROW_POINTS,
+    ROW_USED,
+    SEAT_BLOCK,
+    SEAT_STRIDE,
+    TO_ACT,
+    TOTALS,
+    TURN,
+    Scales,
+)
+from grinch_env.env import MARGIN_SCALE, REWARD_MODES
+from grinch_env.game import (
+    DEAL_SIZE,
+    DRAW_DISCARD_BASE,
+    DRAW_PILE_ACTION,
+    GRINCH_DRAWS,
+    MAX_PLAYERS,
+    NUM_ACTIONS,
+    ROUNDS_BY_PLAYERS,
+    SCORE_BASE,
+    TURNS_PER_ROUND,
+    WHO_DRAWS,
+    action_name,
+    check_num_players,
+)
+from grinch_env.scoring import MATCH_POINTS, MAX_ROW_VALUE, NUM_ROWS, RUN_POINTS, resolve_layout
 
 DeckSource = Callable[[np.ndarray], np.ndarray]
+
+# Phases as small ints (the scalar engine's "discard", "draw", "score").
+_DISCARD, _DRAW, _SCORE = 0, 1, 2
+_SEATS = np.arange(MAX_PLAYERS)
+_BIT = np.left_shift(np.uint64(1), np.arange(NUM_CARDS, dtype=np.uint64))
+_CHUNK = np.uint64((1 << CARDS_PER_SUIT) - 1)
+_SUIT_SHIFT = np.arange(NUM_SUITS, dtype=np.uint64) * np.uint64(CARDS_PER_SUIT)
+_TAIL = AT_TABLE  # entries from here on are not card bitmaps
+_BLOCKS = _TAIL // NUM_CARDS  # 25 card bitmaps of 48 entries: own hand, then 4 per relative seat
+_BYTES = NUM_CARDS // 8  # 6 bytes hold a 48-card bitmap
+# The bitmap trick relies on the encoding's layout: own hand, then per relative seat pile contents, top, second, known.
+assert SEAT_BLOCK == NUM_CARDS and SEAT_STRIDE == 4 * NUM_CARDS and (PILE_CONTENTS, PILE_TOP, PILE_SECOND, KNOWN_IN_HAND) == (0, 48, 96, 144)
+assert AT_TABLE == SEAT_BLOCK + MAX_PLAYERS * SEAT_STRIDE and TO_ACT == OBS_SIZE - 1
+# byte -> its 8 bits as float32 (bit 0 first): the bitmap-to-observation conversion is one gather.
+_BYTE_BITS = ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(np.float32)
+
+
+def _suit_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Return per 12-bit suit chunk: rank sum, highest rank, card count, ranks present (6 bits), per-rank counts (4 bits each)."""
+    x = np.arange(1 << CARDS_PER_SUIT)
+    bits = (x[:, None] >> np.arange(CARDS_PER_SUIT)) & 1
+    ranks = np.array(RANK[:CARDS_PER_SUIT])
+    rank_sum = bits @ ranks
+    top = (bits * ranks).max(axis=1)
+    count = bits.sum(axis=1)
+    per_rank = bits[:, 0::2] + bits[:, 1::2]  # [4096, 6] copies of each rank
+    present = (per_rank > 0) @ (1 << np.arange(6))
+    packed = per_rank @ (1 << (4 * np.arange(6)))  # room for 4 suits x 2 copies = 8 per rank
+    return rank_sum, top, count, present, packed
+
+
+_RANK_SUM, _TOP_RANK, _SUIT_COUNT, _RANKS_PRESENT, _RANK_COUNTS = _suit_tables()
+
+
+def _run_table() -> np.ndarray:
+    """Return the Run row's points for each 6-bit set of ranks present."""
+    out = np.zeros(64, dtype=np.int64)
+    for pattern in range(64):
+        longest = run = 0
+        for r in range(6):
+            run = run + 1 if pattern >> r & 1 else 0
+            longest = max(longest, run)
+        out[pattern] = RUN_POINTS[longest]
+    return out
+
+
+_RUN = _run_table()
+_MATCH = np.array(MATCH_POINTS, dtype=np.int64)
+_ROUNDS = np.array([ROUNDS_BY_PLAYERS.get(n, 0) for n in range(MAX_PLAYERS + 1)], dtype=np.int64)
 
 
 def batched_decks(rng: np.random.Generator) -> DeckSource:
     """Return a deck source that shuffles all requested decks at once from ``rng``."""
 
     def draw(indices: np.ndarray) -> np.ndarray:
-        return np.argsort(rng.random((len(indices), NUM_CARDS)), axis=1)
+        return rng.permuted(np.broadcast_to(np.arange(NUM_CARDS), (len(indices), NUM_CARDS)), axis=1)
 
     return draw
 
 
 def per_game_decks(generators: Sequence[np.random.Generator]) -> DeckSource:
-    """Return a deck source drawing game i's decks as ``generators[i].permutation(48)``, exactly as a scalar ``Game(rng=generators[i])`` does."""
+    """Return a deck source drawing game i's decks as ``generators[i].permutation(48)``, as a scalar ``Game(rng=generators[i])`` does."""
 
     def draw(indices: np.ndarray) -> np.ndarray:
-        return np.stack([generators[i].permutation(NUM_CARDS) for i in indices]) if len(indices) else np.zeros((0, NUM_CARDS), np.int64)
+        return np.array([generators[i].permutation(NUM_CARDS) for i in indices], dtype=np.int64).reshape(len(indices), NUM_CARDS)
 
     return draw
 
 
-class _DeckRng:
-    """Stand-in generator for a scalar Game: its ``permutation(48)`` calls come from a deck source."""
-
-    def __init__(self, source: DeckSource, index: int) -> None:
-        self.source = source
-        self.index = np.array([index])
-
-    def permutation(self, n: int) -> np.ndarray:
-        if n != NUM_CARDS:
-            raise RuntimeError("the batched engine never refills the draw pile (it cannot run out with 2-6 players)")
-        return self.source(self.index)[0]
-
-
 def _sizes(num_envs: int, num_players: int | Sequence[int]) -> np.ndarray:
+    """Return every game's number of players, int64[num_envs]."""
     if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
         raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
     if isinstance(num_players, (int, np.integer)) and not isinstance(num_players, bool):
@@ -84,12 +197,16 @@ class VectorGrinch:
     """``num_envs`` independent games stepped together, each reset automatically when it ends.
 
     Arguments: ``num_envs`` (>= 1); ``num_players`` an int 2..6 or a sequence of
-    them (game i gets ``num_players[i % len]``); ``seed`` for the shuffles;
-    ``bonus_layout`` as in :class:`~grinch_env.game.Game`; ``reward_mode``
-    ``"win"`` or ``"margin"`` (:func:`grinch_env.env.terminal_rewards`);
-    ``deck_source`` an optional callable ``indices int64[k] -> int[k, 48]``
-    that deals the decks (top card last) of the games in ``indices`` that
-    start a round, used by the differential test (:func:`per_game_decks`).
+    them (game i gets ``num_players[i % len]``); ``seed`` for the shuffles
+    (``reset(seed)`` re-seeds); ``bonus_layout`` as in :class:`~grinch_env.game.Game`;
+    ``reward_mode`` ``"win"`` or ``"margin"``; ``deck_source`` an optional
+    callable ``indices int64[k] -> int[k, 48]`` dealing the decks (top card
+    last) of the games in ``indices`` that start a round; it replaces the
+    seeded shuffles (see :func:`per_game_decks`).
+
+    Attributes: ``num_players`` int64[envs]; ``last_totals`` int64[envs,6], the
+    final totals of each slot's most recently finished game (zero before the
+    first one ends and for absent seats).
     """
 
     def __init__(
@@ -102,81 +219,318 @@ class VectorGrinch:
         deck_source: DeckSource | None = None,
     ) -> None:
         self.num_players = _sizes(num_envs, num_players)
-        self.num_envs = int(num_envs)
+        self.num_envs = envs = int(num_envs)
         if reward_mode not in REWARD_MODES:
             raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
         self.reward_mode = reward_mode
-        self.layout = Game(2, bonus_layout=bonus_layout, rng=0).layout
-        self.scales = Scales(self.layout)
-        self._seed = seed
+        self.layout = resolve_layout(bonus_layout)
+        self.scales = scales = Scales(self.layout)
         self._custom_decks = deck_source
-        self._rng = np.random.default_rng(seed)
-        self._decks = deck_source if deck_source is not None else batched_decks(self._rng)
-        self.games: list[Game] = []
-        self.last_totals = np.zeros((self.num_envs, MAX_PLAYERS), dtype=np.int64)
-        self._obs = np.zeros((self.num_envs, OBS_SIZE), dtype=np.float32)
-        self._mask = np.zeros((self.num_envs, NUM_ACTIONS), dtype=np.int8)
-        self._seat = np.zeros(self.num_envs, dtype=np.int64)
+        self._decks = deck_source if deck_source is not None else batched_decks(np.random.default_rng(seed))
+        self._started = False
 
-    def _new_game(self, i: int) -> Game:
-        g = Game(int(self.num_players[i]), bonus_layout=self.layout, rng=0, _start=False)
-        g.rng = _DeckRng(self._decks, i)  # the round's deck comes from the deck source
-        g._start_round()
-        return g
+        # Bonus cards as arrays: card bit, required suit and count, points.
+        bonus = [(c, b) for c, b in enumerate(self.layout) if b is not None]
+        self._bonus_card = np.array([c for c, _ in bonus], dtype=np.uint64)
+        self._bonus_suit = np.array([b.suit for _, b in bonus], dtype=np.int64)
+        self._bonus_count = np.array([b.count for _, b in bonus], dtype=np.int64)
+        self._bonus_points = np.array([b.points for _, b in bonus], dtype=np.int64)
+        # float32 tables of every normalised value, computed as the scalar encoder computes them (Python float, then float32).
+        max_points = MAX_ROW_VALUE + int(self._bonus_points.sum())
+        self._f_points = np.array([v / scales.points for v in range(max_points + 1)], dtype=np.float32)
+        self._f_total = np.array([v / scales.total for v in range(6 * max_points + 1)], dtype=np.float32)
+        self._f_row = np.array([v / MAX_ROW_VALUE for v in range(MAX_ROW_VALUE + 1)], dtype=np.float32)
+        self._f_bonus = np.array([v / scales.bonus for v in range(max_points + 1)], dtype=np.float32)
+        self._f_hand = np.array([v / MAX_HAND for v in range(NUM_CARDS + 1)], dtype=np.float32)
+        self._f_pile = np.array([v / NUM_CARDS for v in range(NUM_CARDS + 1)], dtype=np.float32)
 
-    def _write(self, i: int) -> None:
-        g = self.games[i]
-        self._seat[i] = g.current
-        encode(g, g.current, self.scales, out=self._obs[i])
-        action_mask(g, g.current, out=self._mask[i])
+        n = self.num_players
+        self._rounds = _ROUNDS[n]
+        self._ar = np.arange(envs)
+        self._valid = _SEATS < n[:, None]  # seat j (absolute or relative) is at the table
+        self._seat_of = np.zeros((envs, MAX_PLAYERS), dtype=np.int64)
+        # Game state.
+        self._round = np.zeros(envs, dtype=np.int64)
+        self._turn = np.zeros(envs, dtype=np.int64)  # 1..3, 0 while scoring
+        self._phase = np.zeros(envs, dtype=np.int64)
+        self._grinch = np.zeros(envs, dtype=np.int64)
+        self._pos = np.zeros(envs, dtype=np.int64)
+        self._cur = np.zeros(envs, dtype=np.int64)
+        self._draws = np.zeros(envs, dtype=np.int64)
+        self._hand = np.zeros((envs, MAX_PLAYERS), dtype=np.uint64)
+        self._pile = np.zeros((envs, MAX_PLAYERS), dtype=np.uint64)
+        self._known = np.zeros((envs, MAX_PLAYERS), dtype=np.uint64)
+        self._stack = np.zeros((envs, MAX_PLAYERS, TURNS_PER_ROUND), dtype=np.int64)  # each pile bottom to top
+        self._plen = np.zeros((envs, MAX_PLAYERS), dtype=np.int64)
+        self._deck = np.zeros((envs, NUM_CARDS), dtype=np.int64)  # draw pile, top card at _ptr - 1
+        self._ptr = np.zeros(envs, dtype=np.int64)
+        self._sheet = np.full((envs, MAX_PLAYERS, NUM_ROWS), -1, dtype=np.int64)  # -1: row not used
+        self._totals = np.zeros((envs, MAX_PLAYERS), dtype=np.int64)
+        self.last_totals = np.zeros((envs, MAX_PLAYERS), dtype=np.int64)
+        self._mask = np.zeros((envs, NUM_ACTIONS), dtype=np.int8)
 
+    # ---------------------------------------------------------------- public
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Return ``(obs, mask, seat)`` of B fresh games; ``seed`` re-seeds the shuffles."""
+        """Return ``(obs, mask, seat)`` of B fresh games; ``seed`` re-seeds the shuffles (ignored with a custom deck source)."""
         if seed is not None and self._custom_decks is None:
-            self._rng = np.random.default_rng(seed)
-            self._decks = batched_decks(self._rng)
-        self.games = [self._new_game(i) for i in range(self.num_envs)]
+            self._decks = batched_decks(np.random.default_rng(seed))
+        self._new_games(self._ar)
         self.last_totals[:] = 0
-        for i in range(self.num_envs):
-            self._write(i)
-        return self._obs.copy(), self._mask.copy(), self._seat.copy()
+        self._started = True
+        return self._observe()
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Return ``(obs, mask, seat, rewards, dones)`` after game i's current player took ``actions[i]``."""
-        if not self.games:
+        if not self._started:
             raise RuntimeError("call reset() before step()")
-        actions = self._check_actions(actions)
+        a = self._check_actions(actions)
+        phase = self._phase
+        discard = np.flatnonzero(phase == _DISCARD)
+        draw = np.flatnonzero(phase == _DRAW)
+        score = np.flatnonzero(phase == _SCORE)
         rewards = np.zeros((self.num_envs, MAX_PLAYERS), dtype=np.float32)
         dones = np.zeros(self.num_envs, dtype=bool)
-        for i, g in enumerate(self.games):
-            g.step(int(actions[i]))
-            if g.done:
-                n = g.num_players
-                rewards[i, :n] = terminal_rewards(g.totals, self.reward_mode)
-                self.last_totals[i] = 0
-                self.last_totals[i, :n] = g.totals
-                dones[i] = True
-                self.games[i] = self._new_game(i)
-            self._write(i)
-        return self._obs.copy(), self._mask.copy(), self._seat.copy(), rewards, dones
+        if len(discard):
+            self._discard(discard, a[discard])
+        if len(draw):
+            self._draw(draw, a[draw])
+        if len(score):
+            ended = self._score(score, a[score])
+            if len(ended):
+                dones[ended] = True
+                rewards[ended] = self._rewards(self._totals[ended], self.num_players[ended])
+                self.last_totals[ended] = self._totals[ended]
+                self._new_games(ended)
+        obs, mask, seat = self._observe()
+        return obs, mask, seat, rewards, dones
+
+    # ----------------------------------------------------------- transitions
+    def _new_games(self, idx: np.ndarray) -> None:
+        self._round[idx] = 0
+        self._sheet[idx] = -1
+        self._totals[idx] = 0
+        self._start_round(idx)
+
+    def _start_round(self, idx: np.ndarray) -> None:
+        """Deal a round in games ``idx`` (as ``Game._start_round``: seat p gets the deck's cards 47-2p and 46-2p)."""
+        n = self.num_players[idx]
+        deck = np.asarray(self._decks(idx), dtype=np.int64)
+        if deck.shape != (len(idx), NUM_CARDS):
+            raise ValueError(f"the deck source must return int[{len(idx)}, {NUM_CARDS}], got shape {deck.shape}")
+        self._deck[idx] = deck
+        dealt = _BIT[deck[:, ::-1][:, : DEAL_SIZE * MAX_PLAYERS]].reshape(len(idx), MAX_PLAYERS, DEAL_SIZE)
+        self._hand[idx] = np.bitwise_or.reduce(dealt, axis=2) * self._valid[idx]
+        self._ptr[idx] = NUM_CARDS - DEAL_SIZE * n
+        self._grinch[idx] = self._round[idx] % n
+        self._pile[idx] = 0
+        self._known[idx] = 0
+        self._plen[idx] = 0
+        self._turn[idx] = 1
+        self._draws[idx] = 0
+        self._begin_player(idx, np.zeros(len(idx), dtype=np.int64))
+
+    def _begin_player(self, idx: np.ndarray, pos: np.ndarray) -> None:
+        """Make the ``pos``-th player of the turn order act in games ``idx``; a Who draws two cards here."""
+        n = self.num_players[idx]
+        grinch = self._grinch[idx]
+        cur = (grinch + 1 + pos) % n
+        self._pos[idx] = pos
+        self._cur[idx] = cur
+        is_grinch = cur == grinch
+        self._phase[idx] = np.where(is_grinch, _DRAW, _DISCARD)
+        self._draws[idx[is_grinch]] = 0
+        who = idx[~is_grinch]
+        if len(who):
+            ptr = self._ptr[who]
+            cards = self._deck[who[:, None], ptr[:, None] - 1 - np.arange(WHO_DRAWS)]
+            self._hand[who, self._cur[who]] |= np.bitwise_or.reduce(_BIT[cards], axis=1)
+            self._ptr[who] = ptr - WHO_DRAWS
+
+    def _discard(self, idx: np.ndarray, card: np.ndarray) -> None:
+        p = self._cur[idx]
+        bit = _BIT[card]
+        self._hand[idx, p] &= ~bit
+        self._known[idx, p] &= ~bit
+        self._pile[idx, p] |= bit
+        length = self._plen[idx, p]
+        self._stack[idx, p, length] = card
+        self._plen[idx, p] = length + 1
+        # Next player of this turn, else next turn, else scoring.
+        nxt = self._pos[idx] + 1
+        more = nxt < self.num_players[idx]
+        if more.any():
+            self._begin_player(idx[more], nxt[more])
+        last = idx[~more]
+        if len(last):
+            new_turn = self._turn[last] < TURNS_PER_ROUND
+            turn = last[new_turn]
+            if len(turn):
+                self._turn[turn] += 1
+                self._begin_player(turn, np.zeros(len(turn), dtype=np.int64))
+            scoring = last[~new_turn]
+            if len(scoring):
+                self._turn[scoring] = 0
+                self._phase[scoring] = _SCORE
+                self._pos[scoring] = 0
+                self._cur[scoring] = (self._grinch[scoring] + 1) % self.num_players[scoring]
+
+    def _draw(self, idx: np.ndarray, action: np.ndarray) -> None:
+        p = self._cur[idx]
+        from_pile = action == DRAW_PILE_ACTION
+        card = np.empty(len(idx), dtype=np.int64)
+        top = self._ptr[idx[from_pile]] - 1
+        card[from_pile] = self._deck[idx[from_pile], top]
+        self._ptr[idx[from_pile]] = top
+        taken = ~from_pile
+        if taken.any():
+            g = idx[taken]
+            src = (p[taken] + action[taken] - DRAW_DISCARD_BASE) % self.num_players[g]
+            length = self._plen[g, src] - 1
+            c = self._stack[g, src, length]
+            self._plen[g, src] = length
+            self._pile[g, src] &= ~_BIT[c]
+            self._known[g, p[taken]] |= _BIT[c]  # a card taken from a discard pile is public
+            card[taken] = c
+        self._hand[idx, p] |= _BIT[card]
+        draws = self._draws[idx] + 1
+        self._draws[idx] = draws
+        self._phase[idx[draws == GRINCH_DRAWS]] = _DISCARD
+
+    def _score(self, idx: np.ndarray, action: np.ndarray) -> np.ndarray:
+        """Score the actors' hands in games ``idx``; return the games that ended."""
+        p = self._cur[idx]
+        row = action - SCORE_BASE
+        values, bonus = self._hand_values(self._hand[idx, p])
+        points = values[np.arange(len(idx)), row] + bonus
+        self._sheet[idx, p, row] = points
+        self._totals[idx, p] += points
+        n = self.num_players[idx]
+        nxt = self._pos[idx] + 1
+        more = nxt < n
+        same = idx[more]
+        self._pos[same] = nxt[more]
+        self._cur[same] = (self._grinch[same] + 1 + nxt[more]) % n[more]
+        last = idx[~more]
+        self._round[last] += 1
+        going_on = self._round[last] < self._rounds[last]
+        if going_on.any():
+            self._start_round(last[going_on])
+        return last[~going_on]
+
+    def _rewards(self, totals: np.ndarray, n: np.ndarray) -> np.ndarray:
+        """Return float32[k,6] terminal rewards as :func:`grinch_env.env.terminal_rewards` computes them (float64, then float32)."""
+        valid = _SEATS < n[:, None]
+        if self.reward_mode == "win":
+            best = np.where(valid, totals, -1).max(axis=1, keepdims=True)
+            winners = valid & (totals == best)
+            w = winners.sum(axis=1, keepdims=True)
+            losers = np.maximum(n[:, None] - w, 1)  # all tied: no loser, every reward is 0 below
+            out = np.where(winners, 1.0 / w, -1.0 / losers)
+            out[(w == n[:, None])[:, 0]] = 0.0
+        else:
+            t = np.where(valid, totals, 0)
+            others = t.sum(axis=1, keepdims=True) - t
+            out = (t - others / (n[:, None] - 1)) / MARGIN_SCALE
+        return np.where(valid, out, 0.0).astype(np.float32)
+
+    def _hand_values(self, hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Return int64[k,7] row values and int64[k] bonuses of the hands (uint64 bitmasks), as :mod:`grinch_env.scoring` scores them."""
+        chunks = ((hands[:, None] >> _SUIT_SHIFT) & _CHUNK).astype(np.int64)  # [k, 4]: one suit each
+        values = np.empty((len(hands), NUM_ROWS), dtype=np.int64)
+        values[:, :NUM_SUITS] = _RANK_SUM[chunks]
+        values[:, 4] = _TOP_RANK[chunks].sum(axis=1)
+        counts = (_RANK_COUNTS[chunks].sum(axis=1)[:, None] >> (4 * np.arange(6))) & 15
+        values[:, 5] = _MATCH[counts.max(axis=1)]
+        values[:, 6] = _RUN[np.bitwise_or.reduce(_RANKS_PRESENT[chunks], axis=1)]
+        suit_count = _SUIT_COUNT[chunks]
+        held = ((hands[:, None] >> self._bonus_card) & np.uint64(1)).astype(bool)
+        holds = suit_count[:, self._bonus_suit] >= self._bonus_count
+        bonus = (held & holds) @ self._bonus_points
+        return values, bonus
+
+    # ----------------------------------------------------------- observation
+    def _observe(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Return new ``(obs, mask, seat)`` arrays of every game's player to act."""
+        envs = self.num_envs
+        ar = self._ar
+        n = self.num_players
+        cur = self._cur
+        valid = self._valid
+        rel = (cur[:, None] + _SEATS) % n[:, None]  # absolute seat of relative seat j
+        ar2 = ar[:, None]
+        own_hand = self._hand[ar, cur]
+        plen = self._plen[ar2, rel] * valid
+        stack = self._stack[ar2, rel]  # [envs, 6, 3]
+        top = np.take_along_axis(stack, np.maximum(plen - 1, 0)[:, :, None], axis=2)[:, :, 0]
+        second = np.take_along_axis(stack, np.maximum(plen - 2, 0)[:, :, None], axis=2)[:, :, 0]
+
+        maps = np.empty((envs, _BLOCKS), dtype=np.uint64)
+        maps[:, 0] = own_hand
+        seat_maps = maps[:, 1:].reshape(envs, MAX_PLAYERS, 4)
+        seat_maps[:, :, 0] = self._pile[ar2, rel] * valid
+        seat_maps[:, :, 1] = np.where(plen > 0, _BIT[top], 0)
+        seat_maps[:, :, 2] = np.where(plen > 1, _BIT[second], 0)
+        seat_maps[:, :, 3] = self._known[ar2, rel] * valid
+
+        obs = np.empty((envs, OBS_SIZE), dtype=np.float32)
+        # Little-endian bytes of each 48-card bitmap, each byte expanded to 8 floats.
+        byte = maps.view(np.uint8).reshape(envs, _BLOCKS, 8)[:, :, :_BYTES]
+        obs[:, :_TAIL].reshape(envs, _BLOCKS, _BYTES, 8)[...] = _BYTE_BITS[byte]
+
+        tail = obs[:, _TAIL:]
+        tail[...] = 0.0
+        o = -_TAIL  # tail offset of an observation index
+        phase = self._phase
+        rnd = np.minimum(self._round, self._rounds - 1)
+        tail[:, AT_TABLE + o:AT_TABLE + o + MAX_PLAYERS] = valid
+        tail[ar, GRINCH_SEAT + o + (self._grinch - cur) % n] = 1.0
+        tail[:, HAND_SIZE + o:HAND_SIZE + o + MAX_PLAYERS] = self._f_hand[np.bitwise_count(self._hand[ar2, rel]) * valid]
+        tail[ar, ROUND + o + rnd] = 1.0
+        tail[ar, ROUNDS_LEFT + o + self._rounds - 1 - rnd] = 1.0
+        in_turn = np.flatnonzero(self._turn > 0)
+        tail[in_turn, TURN + o + self._turn[in_turn] - 1] = 1.0
+        tail[ar, PHASE + o + phase] = 1.0
+        tail[:, FIRST_DRAW_MADE + o] = (phase == _DRAW) & (self._draws > 0)
+        tail[:, DRAW_PILE_SIZE + o] = self._f_pile[self._ptr]
+        sheet = self._sheet[ar2, rel] * valid[:, :, None] - ~valid[:, :, None]  # absent seats: -1 (unused)
+        used = sheet >= 0
+        tail[:, ROW_USED + o:ROW_USED + o + MAX_PLAYERS * NUM_ROWS] = used.reshape(envs, -1)
+        tail[:, ROW_POINTS + o:ROW_POINTS + o + MAX_PLAYERS * NUM_ROWS] = self._f_points[np.maximum(sheet, 0)].reshape(envs, -1)
+        tail[:, TOTALS + o:TOTALS + o + MAX_PLAYERS] = self._f_total[self._totals[ar2, rel] * valid]
+        values, bonus = self._hand_values(own_hand)
+        tail[:, OWN_ROW_VALUES + o:OWN_ROW_VALUES + o + NUM_ROWS] = self._f_row[values]
+        tail[:, OWN_BONUS + o] = self._f_bonus[bonus]
+        tail[:, TO_ACT + o] = 1.0  # every observation is the actor's
+
+        mask = self._mask
+        mask[:] = 0
+        discard = phase == _DISCARD
+        mask[:, :NUM_CARDS] = obs[:, :NUM_CARDS] * discard[:, None]
+        draw = phase == _DRAW
+        mask[:, DRAW_PILE_ACTION] = draw  # the draw pile never runs out (module docstring)
+        mask[:, DRAW_DISCARD_BASE:DRAW_DISCARD_BASE + MAX_PLAYERS] = (plen > 0) & draw[:, None]
+        mask[:, SCORE_BASE:] = (self._sheet[ar, cur] < 0) & (phase == _SCORE)[:, None]
+        return obs, mask.copy(), cur.copy()
 
     def _check_actions(self, actions: np.ndarray) -> np.ndarray:
+        """Return ``actions`` as int64[envs] if each is legal in its game, else raise ``ValueError`` naming the first bad one."""
         a = np.asarray(actions)
         if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
             raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), got dtype {a.dtype} and shape {a.shape}")
+        a = a.astype(np.int64, copy=False)
         bad = (a < 0) | (a >= NUM_ACTIONS)
         if not bad.any():
-            bad = self._mask[np.arange(self.num_envs), a] == 0
+            bad = self._mask[self._ar, a] == 0
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             act = int(a[i])
             legal = np.flatnonzero(self._mask[i]).tolist()
             what = action_name(act) if 0 <= act < NUM_ACTIONS else f"outside 0..{NUM_ACTIONS - 1}"
             raise ValueError(
-                f"illegal action {act} ({what}) for game {i} (seat {int(self._seat[i])} to act); "
+                f"illegal action {act} ({what}) for game {i} (seat {int(self._cur[i])} to act); "
                 f"legal actions: {legal} ({', '.join(action_name(x) for x in legal)})"
             )
-        return a.astype(np.int64, copy=False)
+        return a
 
 
-__all__ = ["VectorGrinch", "batched_decks", "per_game_decks"]
+__all__ = ["VectorGrinch", "DeckSource", "batched_decks", "per_game_decks"]

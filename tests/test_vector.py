@@ -171,3 +171,20 @@ def test_invalid_actions():
     actions[1] = 62
     with pytest.raises(ValueError, match=r"illegal action 62 \(outside 0..61\) for game 1"):
         venv.step(actions)
+
+
+def test_reference_engine_agrees():
+    from grinch_env._vector_reference import ReferenceVectorGrinch
+
+    engines = [cls(6, [2, 5, 6], reward_mode="margin", deck_source=per_game_decks([np.random.default_rng(i) for i in range(6)]))
+               for cls in (VectorGrinch, ReferenceVectorGrinch)]
+    fast, ref = [e.reset() for e in engines]
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(250):
+        for x, y in zip(fast, ref):
+            np.testing.assert_array_equal(x, y)
+        actions = _random_legal(rng, fast[1])
+        fast, ref = [e.step(actions) for e in engines]
+        ended += fast[4].sum()
+    assert ended == 2 * 2 + 2 + 2  # 2 players: 84 decisions a game, 5: 130, 6: 180
