@@ -91,60 +91,158 @@ class Scales:
         self.total = MAX_ROUNDS * self.points
 
 
+# Scales of the layouts seen so far, keyed by the layout tuple's identity (the
+# tuple is kept alive in the value, so an id is never reused while cached).
+_SCALES_BY_LAYOUT: dict[int, tuple[tuple, Scales]] = {}
+
+# Precomputed flat indices per relative seat j, so the hot loop only adds a card id.
+_PILE = tuple(SEAT_BLOCK + j * SEAT_STRIDE + PILE_CONTENTS for j in range(MAX_PLAYERS))
+_TOP = tuple(SEAT_BLOCK + j * SEAT_STRIDE + PILE_TOP for j in range(MAX_PLAYERS))
+_SECOND = tuple(SEAT_BLOCK + j * SEAT_STRIDE + PILE_SECOND for j in range(MAX_PLAYERS))
+_KNOWN = tuple(SEAT_BLOCK + j * SEAT_STRIDE + KNOWN_IN_HAND for j in range(MAX_PLAYERS))
+_ROW_USED = tuple(tuple(ROW_USED + NUM_ROWS * j + k for k in range(NUM_ROWS)) for j in range(MAX_PLAYERS))
+_ROW_POINTS = tuple(tuple(ROW_POINTS + NUM_ROWS * j + k for k in range(NUM_ROWS)) for j in range(MAX_PLAYERS))
+_OWN_ROWS = list(range(OWN_ROW_VALUES, OWN_ROW_VALUES + NUM_ROWS)) + [OWN_BONUS]
+_ONE_OVER_30 = 1.0 / MAX_ROW_VALUE
+
+
+def scales_for(layout: tuple) -> Scales:
+    """Return the (cached) :class:`Scales` of a resolved bonus layout."""
+    entry = _SCALES_BY_LAYOUT.get(id(layout))
+    if entry is None or entry[0] is not layout:
+        entry = _SCALES_BY_LAYOUT[id(layout)] = (layout, Scales(layout))
+    return entry[1]
+
+
 def encode(game: Game, seat: int, scales: Scales | None = None, out: np.ndarray | None = None) -> np.ndarray:
     """Return the ``float32[OBS_SIZE]`` observation of ``game`` from ``seat``."""
     if scales is None:
-        scales = Scales(game.layout)
-    obs = np.zeros(OBS_SIZE, dtype=np.float32) if out is None else out
-    if out is not None:
+        scales = scales_for(game.layout)
+    if out is None:
+        obs = np.zeros(OBS_SIZE, dtype=np.float32)
+    else:
+        obs = out
         obs.fill(0.0)
+    _write_slow_features(game, seat, scales, obs)
+    _write_fast_features(game, seat, scales, obs)
+    return obs
+
+
+class Encoder:
+    """Encodes one game's observations like :func:`encode`, caching what changes only at scoring or between rounds.
+
+    The seat table, the Grinch's seat, the round and the score pads (rows used,
+    points, totals) are written once per seat into a template; each call copies
+    the template and adds the rest.  The cache assumes the game changes only
+    through :meth:`Game.step` (as in the environment): it is keyed by the game
+    object, the round and how many players have scored this round.
+    """
+
+    __slots__ = ("_game", "_key", "_templates", "_scales")
+
+    def __init__(self) -> None:
+        self._game: Game | None = None
+        self._key: tuple[int, int] | None = None
+        self._templates: dict[int, np.ndarray] = {}
+        self._scales: Scales | None = None
+
+    def __call__(self, game: Game, seat: int) -> np.ndarray:
+        """Return the observation of ``game`` from ``seat`` (equal to ``encode(game, seat)``)."""
+        key = (game.round, game.pos if game.phase == PHASE_SCORE else -1)
+        if game is not self._game or key != self._key:
+            if game is not self._game:
+                self._scales = scales_for(game.layout)
+            self._game = game
+            self._key = key
+            self._templates = {}
+        template = self._templates.get(seat)
+        if template is None:
+            template = np.zeros(OBS_SIZE, dtype=np.float32)
+            _write_slow_features(game, seat, self._scales, template)
+            self._templates[seat] = template
+        obs = template.copy()
+        _write_fast_features(game, seat, self._scales, obs)
+        return obs
+
+
+def _write_slow_features(game: Game, seat: int, scales: Scales, obs: np.ndarray) -> None:
+    """Write the features that change only when someone scores or a round starts (``obs`` is zero there)."""
     n = game.num_players
-    ones: list[int] = []
-    hand = game.hands[seat]
-    ones.extend(hand)
+    sheets = game.score_sheet
+    totals = game.totals
+    ones = []
+    idx = []
+    vals = []
     for j in range(n):
-        p = (seat + j) % n
-        base = SEAT_BLOCK + j * SEAT_STRIDE
-        pile = game.piles[p]
-        if pile:
-            ones.extend([base + c for c in pile])
-            ones.append(base + PILE_TOP + pile[-1])
-            if len(pile) > 1:
-                ones.append(base + PILE_SECOND + pile[-2])
-        known = game.known[p]
-        if known:
-            ones.extend([base + KNOWN_IN_HAND + c for c in known])
+        p = seat + j
+        if p >= n:
+            p -= n
         ones.append(AT_TABLE + j)
-        sheet = game.score_sheet[p]
-        row_base = 7 * j
-        for k in range(NUM_ROWS):
-            v = sheet[k]
+        sheet = sheets[p]
+        used = _ROW_USED[j]
+        at = _ROW_POINTS[j]
+        for k, v in enumerate(sheet):
             if v is not None:
-                ones.append(ROW_USED + row_base + k)
-                obs[ROW_POINTS + row_base + k] = v / scales.points
-        obs[HAND_SIZE + j] = len(game.hands[p]) / MAX_HAND
-        obs[TOTALS + j] = game.totals[p] / scales.total
-    done = game.phase not in _PHASE_INDEX
+                ones.append(used[k])
+                idx.append(at[k])
+                vals.append(v / scales.points)
+        idx.append(TOTALS + j)
+        vals.append(totals[p] / scales.total)
     rnd = min(game.round, game.num_rounds - 1)
     ones.append(GRINCH_SEAT + (game.grinch - seat) % n)
     ones.append(ROUND + rnd)
     ones.append(ROUNDS_LEFT + game.num_rounds - 1 - rnd)
-    if not done:
+    obs.put(ones, 1.0)
+    obs.put(idx, vals)
+
+
+def _write_fast_features(game: Game, seat: int, scales: Scales, obs: np.ndarray) -> None:
+    """Write the features that may change at every step (``obs`` is zero there).
+
+    Collects the indices of all 1-entries in one list and the other values in
+    a second pair of lists, so the array is written with two numpy calls:
+    per-call numpy overhead, not arithmetic, dominates at this size.
+    """
+    n = game.num_players
+    piles = game.piles
+    known = game.known
+    hands = game.hands
+    hand = hands[seat]
+    ones = hand[:]
+    idx = [DRAW_PILE_SIZE]
+    vals = [len(game.draw_pile) / NUM_CARDS]
+    for j in range(n):
+        p = seat + j
+        if p >= n:
+            p -= n
+        pile = piles[p]
+        if pile:
+            base = _PILE[j]
+            ones += [base + c for c in pile]
+            ones.append(_TOP[j] + pile[-1])
+            if len(pile) > 1:
+                ones.append(_SECOND[j] + pile[-2])
+        kn = known[p]
+        if kn:
+            base = _KNOWN[j]
+            ones += [base + c for c in kn]
+        idx.append(HAND_SIZE + j)
+        vals.append(len(hands[p]) / MAX_HAND)
+    phase_index = _PHASE_INDEX.get(game.phase)
+    if phase_index is not None:
         if game.turn is not None:
             ones.append(TURN + game.turn - 1)
-        ones.append(PHASE + _PHASE_INDEX[game.phase])
-        if game.phase == PHASE_DRAW and game.draws_made:
+        ones.append(PHASE + phase_index)
+        if phase_index == 1 and game.draws_made:
             ones.append(FIRST_DRAW_MADE)
         if game.current == seat:
             ones.append(TO_ACT)
-    obs[ones] = 1.0
-    obs[DRAW_PILE_SIZE] = len(game.draw_pile) / NUM_CARDS
+    obs.put(ones, 1.0)
     if hand:
-        values = row_scores(hand)
-        obs[OWN_ROW_VALUES:OWN_ROW_VALUES + NUM_ROWS] = values
-        obs[OWN_ROW_VALUES:OWN_ROW_VALUES + NUM_ROWS] /= MAX_ROW_VALUE
-        obs[OWN_BONUS] = bonus_points(hand, game.layout) / scales.bonus
-    return obs
+        idx += _OWN_ROWS
+        vals += [v * _ONE_OVER_30 for v in row_scores(hand)]
+        vals.append(bonus_points(hand, game.layout) / scales.bonus)
+    obs.put(idx, vals)
 
 
 def action_mask(game: Game, seat: int, out: np.ndarray | None = None) -> np.ndarray:
@@ -157,4 +255,4 @@ def action_mask(game: Game, seat: int, out: np.ndarray | None = None) -> np.ndar
     return mask
 
 
-__all__ = ["OBS_SIZE", "Scales", "action_mask", "encode", "DRAW_PILE_ACTION"]
+__all__ = ["OBS_SIZE", "Scales", "action_mask", "Encoder", "encode", "scales_for", "DRAW_PILE_ACTION"]

@@ -65,6 +65,23 @@ Arguments
 ``render_mode``   ``None``, ``"ansi"`` (``render()`` returns the table as text)
                   or ``"human"`` (prints it).
 
+Wrappers
+--------
+``env()`` wraps ``raw_env`` in :class:`ClassicWrapper`, one class with the
+conventions of PettingZoo's classic stack (``OrderEnforcingWrapper``,
+``AssertOutOfBoundsWrapper``, ``TerminateIllegalWrapper(illegal_reward=-1)``):
+``step``/``observe``/``render`` before ``reset`` raise, an action outside
+``Discrete(62)`` fails an assertion, and an illegal action ends the game with
+-1 for the offender, 0 for the others and a warning.  ``raw_env.step`` instead
+raises :class:`~grinch_env.game.IllegalActionError` naming the phase, the
+action and the legal actions.
+
+Recording and replay
+--------------------
+``raw_env.action_log`` lists the ``(agent, action)`` pairs of the current game
+and ``raw_env.game_seed`` the seed of its deck shuffles;
+:func:`grinch_env.replay.play_log` replays a log.
+
 Version history
 ---------------
 * v0: initial release.
@@ -78,14 +95,16 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers import BaseWrapper
 
-from grinch_env.encoding import OBS_SIZE, Scales, action_mask, encode
-from grinch_env.game import NUM_ACTIONS, Game
+from grinch_env.encoding import OBS_SIZE, Encoder, action_mask
+from grinch_env.game import NUM_ACTIONS, Game, IllegalActionError
 
 REWARD_MODES = ("win", "margin")
 RENDER_MODES = ("ansi", "human")
 MARGIN_SCALE = 100.0
+ILLEGAL_REWARD = -1.0
 
 
 def terminal_rewards(totals: list[int], reward_mode: str = "win") -> list[float]:
@@ -122,15 +141,15 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         render_mode: str | None = None,
     ) -> None:
         super().__init__()
-        if reward_mode not in REWARD_MODES:
+        if not isinstance(reward_mode, str) or reward_mode not in REWARD_MODES:
             raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
-        if render_mode is not None and render_mode not in RENDER_MODES:
+        if render_mode is not None and (not isinstance(render_mode, str) or render_mode not in RENDER_MODES):
             raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
         # Validates num_players, first_grinch, num_rounds and bonus_layout with clear errors.
         self._game = Game(num_players, bonus_layout=bonus_layout, first_grinch=first_grinch, num_rounds=num_rounds, rng=0)
         self.num_players = self._game.num_players
-        self._options = dict(bonus_layout=self._game.layout, first_grinch=first_grinch, num_rounds=num_rounds)
-        self._scales = Scales(self._game.layout)
+        self._options = dict(bonus_layout=self._game.layout, first_grinch=self._game.first_grinch, num_rounds=self._game.num_rounds)
+        self._encoder = Encoder()
         self.reward_mode = reward_mode
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
@@ -145,6 +164,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self.agents: list[str] = []
         self._seed_rng = np.random.default_rng()
+        self.game_seed: int | None = None
+        self.action_log: list[tuple[str, int]] = []
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -156,10 +177,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if seed is not None:
             self._seed_rng = np.random.default_rng(seed)
-        # Each game gets its own generator drawn from the seeded stream, so that
-        # reset(seed) then reset() gives a reproducible sequence of games.
-        game_rng = np.random.default_rng(self._seed_rng.integers(2**63))
-        self._game = Game(self.num_players, rng=game_rng, **self._options)
+        # Each game gets its own seed drawn from the seeded stream, so that
+        # reset(seed) then reset() gives a reproducible sequence of games, and
+        # game_seed alone reproduces the current game's deals.
+        self.game_seed = int(self._seed_rng.integers(2**63))
+        self._game = Game(self.num_players, rng=np.random.default_rng(self.game_seed), **self._options)
+        self.action_log = []
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -170,10 +193,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_name_mapping[agent]
-        return {
-            "observation": encode(self._game, seat, self._scales),
-            "action_mask": action_mask(self._game, seat),
-        }
+        return {"observation": self._encoder(self._game, seat), "action_mask": action_mask(self._game, seat)}
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -182,15 +202,17 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             return
         game = self._game
         game.step(action)  # raises IllegalActionError naming the phase, the action and the legal actions
+        self.action_log.append((agent, int(action)))
         self._cumulative_rewards[agent] = 0.0
         if game.current is None:
             for a, r in zip(self.possible_agents, terminal_rewards(game.totals, self.reward_mode)):
                 self.rewards[a] = r
                 self.terminations[a] = True
+            self._accumulate_rewards()
             self.agent_selection = agent
         else:
+            # Rewards stay zero until the end, so there is nothing to accumulate here.
             self.agent_selection = self.possible_agents[game.current]
-        self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
@@ -227,15 +249,172 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         return self._game.legal_actions()
 
 
-def env(**kwargs: Any) -> AECEnv:
-    """Return the environment wrapped like PettingZoo's classic environments.
+_RESET_FIRST = frozenset({"rewards", "terminations", "truncations", "infos", "agent_selection", "num_agents", "agents"})
+
+
+def _reset_first(name: str) -> AttributeError:
+    return AttributeError(f"{name} cannot be accessed before reset")
+
+
+def _forward(name: str) -> property:
+    """Return a property reading ``name`` from the wrapped env, refused before ``reset`` like OrderEnforcingWrapper."""
+
+    def get(self: ClassicWrapper) -> Any:
+        if not self._has_reset:
+            raise _reset_first(name)
+        return getattr(self.env, name)
+
+    return property(get, doc=f"The wrapped environment's ``{name}`` (an AttributeError before reset).")
+
+
+class ClassicWrapper(BaseWrapper):
+    """PettingZoo's classic wrapper stack in one class, with direct methods on the hot path.
+
+    Same behaviour as ``OrderEnforcingWrapper(AssertOutOfBoundsWrapper(
+    TerminateIllegalWrapper(env, illegal_reward=-1)))``:
+
+    * ``step``, ``observe``, ``render``, ``state`` and ``agent_iter`` before
+      ``reset`` raise ``AssertionError``; ``agents``, ``rewards``, ... raise
+      ``AttributeError``; ``step`` with no agent left only warns;
+    * an action that is not ``None`` (for a terminated agent) or in the action
+      space fails an assertion;
+    * an illegal action ends the game: -1 for the offender, 0 for the others,
+      every agent terminated and truncated, and PettingZoo's warning.
+
+    PettingZoo's stack costs more than the game itself, because each wrapper
+    layer forwards attribute reads through ``__getattr__``; here the hot
+    attributes are properties and ``last``/``agent_iter`` read the raw env.
+    """
+
+    agents = _forward("agents")
+    agent_selection = _forward("agent_selection")
+    rewards = _forward("rewards")
+    terminations = _forward("terminations")
+    truncations = _forward("truncations")
+    infos = _forward("infos")
+    _cumulative_rewards = _forward("_cumulative_rewards")
+
+    def __init__(self, env: raw_env, illegal_reward: float = ILLEGAL_REWARD) -> None:
+        if not isinstance(env, AECEnv):
+            raise ValueError(f"ClassicWrapper wraps an AECEnv, got {type(env).__name__}")
+        super().__init__(env)
+        self._illegal_reward = float(illegal_reward)
+        self._has_reset = False
+        self._has_updated = False
+        self._terminated = False  # terminated by an illegal move
+
+    @property
+    def num_agents(self) -> int:
+        if not self._has_reset:
+            raise _reset_first("num_agents")
+        return len(self.env.agents)
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        self._has_reset = True
+        self._has_updated = True
+        self._terminated = False
+        self.env.reset(seed=seed, options=options)
+
+    def observe(self, agent: str) -> Any:
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self.env.observe(agent)
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if not self._has_reset:
+            raise _reset_first("agent_selection")
+        e = self.env
+        agent = e.agent_selection
+        return (
+            e.observe(agent) if observe else None,
+            e._cumulative_rewards[agent],
+            e.terminations[agent],
+            e.truncations[agent],
+            e.infos[agent],
+        )
+
+    def agent_iter(self, max_iter: int = 2**63) -> _AgentIterator:
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _AgentIterator(self, max_iter)
+
+    def step(self, action: int | None) -> None:
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        e = self.env
+        self._has_updated = True
+        if not e.agents:
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        agent = e.agent_selection
+        dead = e.terminations[agent] or e.truncations[agent]
+        # Fast path of Discrete(62).contains for plain ints; anything else asks the space.
+        if not (type(action) is int and 0 <= action < NUM_ACTIONS):
+            assert (action is None and dead) or e.action_space(agent).contains(action), "action is not in action space"
+        if dead:
+            e.unwrapped._was_dead_step(action)
+            return
+        try:
+            e.step(action)
+        except IllegalActionError:
+            self._terminate_illegal(agent)
+
+    def _terminate_illegal(self, agent: str) -> None:
+        """End the game because ``agent`` chose an illegal action (TerminateIllegalWrapper's semantics)."""
+        EnvLogger.warn_on_illegal_move()
+        u = self.env.unwrapped
+        u._cumulative_rewards[agent] = 0
+        u.terminations = dict.fromkeys(u.agents, True)
+        u.truncations = dict.fromkeys(u.agents, True)
+        u.rewards = dict.fromkeys(u.truncations, 0)
+        u.rewards[agent] = self._illegal_reward
+        u._accumulate_rewards()
+        u._deads_step_first()
+        self._terminated = True
+
+    def render(self) -> Any:
+        if not self._has_reset:
+            EnvLogger.error_render_before_reset()
+        return self.env.render()
+
+    def state(self) -> np.ndarray:
+        if not self._has_reset:
+            EnvLogger.error_state_before_reset()
+        return self.env.state()
+
+    def __str__(self) -> str:
+        return str(self.env)
+
+
+class _AgentIterator:
+    """``agent_iter()``'s iterator: the agent to act until none is left, checking that each one was stepped."""
+
+    __slots__ = ("_wrapper", "_env", "_left")
+
+    def __init__(self, wrapper: ClassicWrapper, max_iter: int) -> None:
+        self._wrapper = wrapper
+        self._env = wrapper.env
+        self._left = max_iter
+
+    def __iter__(self) -> _AgentIterator:
+        return self
+
+    def __next__(self) -> str:
+        e = self._env
+        if not e.agents or self._left <= 0:
+            raise StopIteration
+        self._left -= 1
+        w = self._wrapper
+        assert w._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        w._has_updated = False
+        return e.agent_selection
+
+
+def env(**kwargs: Any) -> ClassicWrapper:
+    """Return the environment wrapped like PettingZoo's classic environments (see :class:`ClassicWrapper`).
 
     An illegal action ends the game with reward -1 for the offender (and a
     warning), an action outside ``Discrete(62)`` is an assertion error, and
     calling ``step``/``observe`` before ``reset`` is an error.
     """
-    e = raw_env(**kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
-    return e
+    return ClassicWrapper(raw_env(**kwargs))

@@ -249,9 +249,13 @@ class Game:
     # ----------------------------------------------------------- transitions
     def step(self, action: int) -> None:
         """Apply the current player's ``action``; raise :class:`IllegalActionError` if the rules forbid it."""
+        if type(action) is not int:
+            # numpy integers are fine; None, floats and bools are not actions.
+            if isinstance(action, (bool, np.bool_)) or not isinstance(action, np.integer):
+                self._raise_illegal(action)
+            action = int(action)
         if not self.is_legal(action):
             self._raise_illegal(action)
-        action = int(action)
         p = self.current
         phase = self.phase
         if phase == PHASE_DISCARD:
@@ -293,7 +297,7 @@ class Game:
         if self.phase == PHASE_DONE:
             raise IllegalActionError(f"the game is over (phase 'done'): no action is legal, got {action!r}")
         raise IllegalActionError(
-            f"illegal action {action!r} ({action_name(action) if isinstance(action, (int, np.integer)) else 'not an int'}) "
+            f"illegal action {action!r} ({action_name(action) if isinstance(action, (int, np.integer)) and not isinstance(action, bool) else 'not an int action'}) "
             f"for seat {self.current} in phase {self.phase!r}; legal actions: {legal} "
             f"({', '.join(action_name(a) for a in legal)})"
         )

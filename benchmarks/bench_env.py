@@ -1,0 +1,78 @@
+"""Benchmark: AEC steps per second through ``env()``, ours next to PettingZoo's classic games.
+
+Every environment runs the same loop: ``env.last()`` (the observation and its
+mask are built), a uniformly random legal action, ``env.step``.  A step is one
+``env.step`` call, including the ``None`` steps of terminated agents at the end
+of each game.  The reference is PettingZoo's own ``tictactoe_v3`` and
+``connect_four_v3`` through their ``env()`` (the standard wrapper stack).
+
+Usage::
+
+    python benchmarks/bench_env.py                  # ~2 s per environment
+    python benchmarks/bench_env.py --seconds 5 --players 2 4 6
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+
+def steps_per_second(make_env: Callable[[], object], seconds: float, seed: int = 0) -> tuple[float, int]:
+    """Return (AEC steps per second, games finished) of random legal play for about ``seconds``."""
+    env = make_env()
+    rng = np.random.default_rng(seed)
+    steps = games = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        env.reset(seed=int(rng.integers(2**31)))
+        for _agent in env.agent_iter():
+            obs, _reward, termination, truncation, _info = env.last()
+            if termination or truncation:
+                action = None
+            else:
+                legal = np.flatnonzero(obs["action_mask"])
+                action = int(legal[rng.integers(len(legal))])
+            env.step(action)
+            steps += 1
+        games += 1
+        if time.perf_counter() >= deadline:
+            break
+    return steps / (time.perf_counter() - start), games
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=2.0, help="time per environment (default 2)")
+    parser.add_argument("--players", type=int, nargs="+", default=[2, 4, 6], help="table sizes to run (default 2 4 6)")
+    parser.add_argument("--no-reference", action="store_true", help="skip PettingZoo's tictactoe/connect_four")
+    args = parser.parse_args(argv)
+
+    import grinch_env
+
+    rows: list[tuple[str, float, int]] = []
+    reference: list[float] = []
+    if not args.no_reference:
+        from pettingzoo.classic import connect_four_v3, tictactoe_v3
+
+        for name, module in (("tictactoe_v3", tictactoe_v3), ("connect_four_v3", connect_four_v3)):
+            sps, games = steps_per_second(module.env, args.seconds)
+            rows.append((name, sps, games))
+            reference.append(sps)
+    for n in args.players:
+        sps, games = steps_per_second(lambda n=n: grinch_env.env(num_players=n), args.seconds)
+        rows.append((f"grinch {n} players", sps, games))
+
+    best_ref = max(reference) if reference else None
+    print(f"{'environment':<20} {'steps/s':>10} {'games':>7}" + ("  x best reference" if best_ref else ""))
+    for name, sps, games in rows:
+        ratio = f"  {sps / best_ref:6.2f}x" if best_ref else ""
+        print(f"{name:<20} {sps:>10,.0f} {games:>7}{ratio}")
+
+
+if __name__ == "__main__":
+    main()
