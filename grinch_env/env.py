@@ -79,7 +79,8 @@ action and the legal actions.
 Recording and replay
 --------------------
 ``raw_env.action_log`` lists the ``(agent, action)`` pairs of the current game
-and ``raw_env.game_seed`` the seed of its deck shuffles;
+and ``raw_env.game_seed`` the seed of its deck shuffles
+(``reset(options={"game_seed": s})`` starts that game again);
 :func:`grinch_env.replay.play_log` replays a log.
 
 Version history
@@ -177,10 +178,15 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if seed is not None:
             self._seed_rng = np.random.default_rng(seed)
-        # Each game gets its own seed drawn from the seeded stream, so that
-        # reset(seed) then reset() gives a reproducible sequence of games, and
-        # game_seed alone reproduces the current game's deals.
-        self.game_seed = int(self._seed_rng.integers(2**63))
+        game_seed = None if options is None else options.get("game_seed")
+        if game_seed is None:
+            # Each game gets its own seed drawn from the seeded stream, so that
+            # reset(seed) then reset() gives a reproducible sequence of games,
+            # and game_seed alone reproduces the current game's deals.
+            game_seed = int(self._seed_rng.integers(2**63))
+        elif isinstance(game_seed, bool) or not isinstance(game_seed, (int, np.integer)) or game_seed < 0:
+            raise ValueError(f"options['game_seed'] must be an int >= 0 (a raw_env.game_seed), got {game_seed!r}")
+        self.game_seed = int(game_seed)
         self._game = Game(self.num_players, rng=np.random.default_rng(self.game_seed), **self._options)
         self.action_log = []
         self.agents = self.possible_agents[:]
