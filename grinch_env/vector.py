@@ -124,41 +124,40 @@ _BYTES = NUM_CARDS // 8  # 6 bytes hold a 48-card bitmap
 # The bitmap trick relies on the encoding's layout: own hand, then per relative seat pile contents, top, second, known.
 assert SEAT_BLOCK == NUM_CARDS and SEAT_STRIDE == 4 * NUM_CARDS and (PILE_CONTENTS, PILE_TOP, PILE_SECOND, KNOWN_IN_HAND) == (0, 48, 96, 144)
 assert AT_TABLE == SEAT_BLOCK + MAX_PLAYERS * SEAT_STRIDE and TO_ACT == OBS_SIZE - 1
-# byte -> its 8 bits as float32 (bit 0 first): the bitmap-to-observation conversion is one gather.
-_BYTE_BITS = ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(np.float32)
 
 
-def _suit_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Return per 12-bit suit chunk: rank sum, highest rank, card count, ranks present (6 bits), per-rank counts (4 bits each)."""
+# A hand's scoring features from one lookup per suit: the table maps (suit, 12-bit chunk of that suit's cards)
+# to bit fields that add up over the four suits without carries, because a hand holds at most 6 cards:
+# bits 3r..3r+2 copies of rank r+1 (<= 6), 18..22 the suit's highest rank (sum <= 24),
+# 23+3s.. cards of suit s (<= 6), 35+6s.. rank sum of suit s (<= 30).
+_COUNTS_BITS, _TOP_AT, _SUIT_COUNT_AT, _RANK_SUM_AT = 18, 18, 23, 35
+
+
+def _suit_feature_table() -> np.ndarray:
+    """Return int64[4, 4096]: the packed scoring features of each suit's possible cards (see above)."""
     x = np.arange(1 << CARDS_PER_SUIT)
     bits = (x[:, None] >> np.arange(CARDS_PER_SUIT)) & 1
     ranks = np.array(RANK[:CARDS_PER_SUIT])
-    rank_sum = bits @ ranks
-    top = (bits * ranks).max(axis=1)
-    count = bits.sum(axis=1)
     per_rank = bits[:, 0::2] + bits[:, 1::2]  # [4096, 6] copies of each rank
-    present = (per_rank > 0) @ (1 << np.arange(6))
-    packed = per_rank @ (1 << (4 * np.arange(6)))  # room for 4 suits x 2 copies = 8 per rank
-    return rank_sum, top, count, present, packed
+    common = per_rank @ (1 << (3 * np.arange(6))) + ((bits * ranks).max(axis=1) << _TOP_AT)
+    return np.stack([common + (bits.sum(axis=1) << (_SUIT_COUNT_AT + 3 * s)) + ((bits @ ranks) << (_RANK_SUM_AT + 6 * s)) for s in range(NUM_SUITS)])
 
 
-_RANK_SUM, _TOP_RANK, _SUIT_COUNT, _RANKS_PRESENT, _RANK_COUNTS = _suit_tables()
+def _match_run_table() -> np.ndarray:
+    """Return int64[2**18]: Match points + 64 * Run points for each packed per-rank count (3 bits per rank)."""
+    counts = (np.arange(1 << _COUNTS_BITS)[:, None] >> (3 * np.arange(6))) & 7
+    present = counts > 0
+    longest = np.zeros(len(counts), dtype=np.int64)
+    run = np.zeros(len(counts), dtype=np.int64)
+    for r in range(6):
+        run = np.where(present[:, r], run + 1, 0)
+        longest = np.maximum(longest, run)
+    return np.array(MATCH_POINTS)[counts.max(axis=1)] + 64 * np.array(RUN_POINTS)[longest]
 
 
-def _run_table() -> np.ndarray:
-    """Return the Run row's points for each 6-bit set of ranks present."""
-    out = np.zeros(64, dtype=np.int64)
-    for pattern in range(64):
-        longest = run = 0
-        for r in range(6):
-            run = run + 1 if pattern >> r & 1 else 0
-            longest = max(longest, run)
-        out[pattern] = RUN_POINTS[longest]
-    return out
-
-
-_RUN = _run_table()
-_MATCH = np.array(MATCH_POINTS, dtype=np.int64)
+_SUIT_FEATURES = _suit_feature_table().ravel()
+_SUIT_OFFSET = np.arange(NUM_SUITS) << CARDS_PER_SUIT  # row s of the table in the raveled array
+_MATCH_RUN = _match_run_table()
 _ROUNDS = np.array([ROUNDS_BY_PLAYERS.get(n, 0) for n in range(MAX_PLAYERS + 1)], dtype=np.int64)
 
 
@@ -248,7 +247,7 @@ class VectorGrinch:
         self._rounds = _ROUNDS[n]
         self._ar = np.arange(envs)
         self._valid = _SEATS < n[:, None]  # seat j (absolute or relative) is at the table
-        self._seat_of = np.zeros((envs, MAX_PLAYERS), dtype=np.int64)
+        self._flat_base = self._ar[:, None] * MAX_PLAYERS  # row of (game, seat 0) in the [envs*6, ...] views
         # Game state.
         self._round = np.zeros(envs, dtype=np.int64)
         self._turn = np.zeros(envs, dtype=np.int64)  # 1..3, 0 while scoring
@@ -257,15 +256,17 @@ class VectorGrinch:
         self._pos = np.zeros(envs, dtype=np.int64)
         self._cur = np.zeros(envs, dtype=np.int64)
         self._draws = np.zeros(envs, dtype=np.int64)
-        self._hand = np.zeros((envs, MAX_PLAYERS), dtype=np.uint64)
-        self._pile = np.zeros((envs, MAX_PLAYERS), dtype=np.uint64)
-        self._known = np.zeros((envs, MAX_PLAYERS), dtype=np.uint64)
+        # Per seat, the card sets the observation shows, as 48-bit masks in the observation's order (pile
+        # contents, pile top, card under the top, known in hand), then the hand: one gather serves them all.
+        self._maps = np.zeros((envs, MAX_PLAYERS, 5), dtype=np.uint64)
+        self._pile, self._top, self._second, self._known, self._hand = (self._maps[:, :, k] for k in range(5))
         self._stack = np.zeros((envs, MAX_PLAYERS, TURNS_PER_ROUND), dtype=np.int64)  # each pile bottom to top
         self._plen = np.zeros((envs, MAX_PLAYERS), dtype=np.int64)
         self._deck = np.zeros((envs, NUM_CARDS), dtype=np.int64)  # draw pile, top card at _ptr - 1
         self._ptr = np.zeros(envs, dtype=np.int64)
-        self._sheet = np.full((envs, MAX_PLAYERS, NUM_ROWS), -1, dtype=np.int64)  # -1: row not used
         self._totals = np.zeros((envs, MAX_PLAYERS), dtype=np.int64)
+        # Per seat, the score pad as the observation shows it: row used (7), points / points_scale (7), total / total_scale.
+        self._pad = np.zeros((envs, MAX_PLAYERS, 2 * NUM_ROWS + 1), dtype=np.float32)
         self.last_totals = np.zeros((envs, MAX_PLAYERS), dtype=np.int64)
         self._mask = np.zeros((envs, NUM_ACTIONS), dtype=np.int8)
 
@@ -307,7 +308,7 @@ class VectorGrinch:
     # ----------------------------------------------------------- transitions
     def _new_games(self, idx: np.ndarray) -> None:
         self._round[idx] = 0
-        self._sheet[idx] = -1
+        self._pad[idx] = 0.0
         self._totals[idx] = 0
         self._start_round(idx)
 
@@ -322,8 +323,7 @@ class VectorGrinch:
         self._hand[idx] = np.bitwise_or.reduce(dealt, axis=2) * self._valid[idx]
         self._ptr[idx] = NUM_CARDS - DEAL_SIZE * n
         self._grinch[idx] = self._round[idx] % n
-        self._pile[idx] = 0
-        self._known[idx] = 0
+        self._maps[idx, :, :4] = 0  # piles and known cards
         self._plen[idx] = 0
         self._turn[idx] = 1
         self._draws[idx] = 0
@@ -352,6 +352,8 @@ class VectorGrinch:
         self._hand[idx, p] &= ~bit
         self._known[idx, p] &= ~bit
         self._pile[idx, p] |= bit
+        self._second[idx, p] = self._top[idx, p]
+        self._top[idx, p] = bit
         length = self._plen[idx, p]
         self._stack[idx, p, length] = card
         self._plen[idx, p] = length + 1
@@ -389,6 +391,8 @@ class VectorGrinch:
             c = self._stack[g, src, length]
             self._plen[g, src] = length
             self._pile[g, src] &= ~_BIT[c]
+            self._top[g, src] = self._second[g, src]
+            self._second[g, src] = np.where(length >= 2, _BIT[self._stack[g, src, length - 2]], 0)
             self._known[g, p[taken]] |= _BIT[c]  # a card taken from a discard pile is public
             card[taken] = c
         self._hand[idx, p] |= _BIT[card]
@@ -402,8 +406,10 @@ class VectorGrinch:
         row = action - SCORE_BASE
         values, bonus = self._hand_values(self._hand[idx, p])
         points = values[np.arange(len(idx)), row] + bonus
-        self._sheet[idx, p, row] = points
         self._totals[idx, p] += points
+        self._pad[idx, p, row] = 1.0
+        self._pad[idx, p, NUM_ROWS + row] = self._f_points[points]
+        self._pad[idx, p, 2 * NUM_ROWS] = self._f_total[self._totals[idx, p]]
         n = self.num_players[idx]
         nxt = self._pos[idx] + 1
         more = nxt < n
@@ -434,18 +440,18 @@ class VectorGrinch:
         return np.where(valid, out, 0.0).astype(np.float32)
 
     def _hand_values(self, hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Return int64[k,7] row values and int64[k] bonuses of the hands (uint64 bitmasks), as :mod:`grinch_env.scoring` scores them."""
+        """Return int64[k,7] row values and int64[k] bonuses of the hands (uint64 bitmasks, at most 6 cards), as :mod:`grinch_env.scoring` scores them."""
         chunks = ((hands[:, None] >> _SUIT_SHIFT) & _CHUNK).astype(np.int64)  # [k, 4]: one suit each
+        f = _SUIT_FEATURES[chunks + _SUIT_OFFSET].sum(axis=1)
         values = np.empty((len(hands), NUM_ROWS), dtype=np.int64)
-        values[:, :NUM_SUITS] = _RANK_SUM[chunks]
-        values[:, 4] = _TOP_RANK[chunks].sum(axis=1)
-        counts = (_RANK_COUNTS[chunks].sum(axis=1)[:, None] >> (4 * np.arange(6))) & 15
-        values[:, 5] = _MATCH[counts.max(axis=1)]
-        values[:, 6] = _RUN[np.bitwise_or.reduce(_RANKS_PRESENT[chunks], axis=1)]
-        suit_count = _SUIT_COUNT[chunks]
+        values[:, :NUM_SUITS] = (f[:, None] >> (_RANK_SUM_AT + 6 * np.arange(NUM_SUITS))) & 63
+        values[:, 4] = (f >> _TOP_AT) & 31
+        match_run = _MATCH_RUN[f & ((1 << _COUNTS_BITS) - 1)]
+        values[:, 5] = match_run & 63
+        values[:, 6] = match_run >> 6
+        suit_count = (f[:, None] >> (_SUIT_COUNT_AT + 3 * self._bonus_suit)) & 7
         held = ((hands[:, None] >> self._bonus_card) & np.uint64(1)).astype(bool)
-        holds = suit_count[:, self._bonus_suit] >= self._bonus_count
-        bonus = (held & holds) @ self._bonus_points
+        bonus = (held & (suit_count >= self._bonus_count)) @ self._bonus_points
         return values, bonus
 
     # ----------------------------------------------------------- observation
@@ -456,60 +462,50 @@ class VectorGrinch:
         n = self.num_players
         cur = self._cur
         valid = self._valid
-        rel = (cur[:, None] + _SEATS) % n[:, None]  # absolute seat of relative seat j
-        ar2 = ar[:, None]
-        own_hand = self._hand[ar, cur]
-        plen = self._plen[ar2, rel] * valid
-        stack = self._stack[ar2, rel]  # [envs, 6, 3]
-        top = np.take_along_axis(stack, np.maximum(plen - 1, 0)[:, :, None], axis=2)[:, :, 0]
-        second = np.take_along_axis(stack, np.maximum(plen - 2, 0)[:, :, None], axis=2)[:, :, 0]
+        # Row of (game, relative seat j) in the [envs*6, ...] views: one gather per per-seat array.
+        rows = self._flat_base + (cur[:, None] + _SEATS) % n[:, None]
+        maps = np.take(self._maps.reshape(-1, 5), rows, axis=0)  # [envs, 6, 5]
+        maps *= valid[:, :, None]
+        pad = np.take(self._pad.reshape(-1, 2 * NUM_ROWS + 1), rows, axis=0)
+        pad *= valid[:, :, None]
+        own_hand = maps[:, 0, 4]
 
-        maps = np.empty((envs, _BLOCKS), dtype=np.uint64)
-        maps[:, 0] = own_hand
-        seat_maps = maps[:, 1:].reshape(envs, MAX_PLAYERS, 4)
-        seat_maps[:, :, 0] = self._pile[ar2, rel] * valid
-        seat_maps[:, :, 1] = np.where(plen > 0, _BIT[top], 0)
-        seat_maps[:, :, 2] = np.where(plen > 1, _BIT[second], 0)
-        seat_maps[:, :, 3] = self._known[ar2, rel] * valid
+        bitmaps = np.empty((envs, _BLOCKS), dtype=np.uint64)
+        bitmaps[:, 0] = own_hand
+        bitmaps[:, 1:] = maps[:, :, :4].reshape(envs, 4 * MAX_PLAYERS)
+        # np.zeros (calloc) measured faster here than np.empty plus filling the 137 non-bitmap entries.
+        obs = np.zeros((envs, OBS_SIZE), dtype=np.float32)
+        # Little-endian bytes of each 48-card bitmap, unpacked bit 0 first: card c is bit c.
+        byte = bitmaps.view(np.uint8).reshape(envs, _BLOCKS, 8)[:, :, :_BYTES]
+        obs[:, :_TAIL] = np.unpackbits(byte, axis=-1, bitorder="little").reshape(envs, _TAIL)
 
-        obs = np.empty((envs, OBS_SIZE), dtype=np.float32)
-        # Little-endian bytes of each 48-card bitmap, each byte expanded to 8 floats.
-        byte = maps.view(np.uint8).reshape(envs, _BLOCKS, 8)[:, :, :_BYTES]
-        obs[:, :_TAIL].reshape(envs, _BLOCKS, _BYTES, 8)[...] = _BYTE_BITS[byte]
-
-        tail = obs[:, _TAIL:]
-        tail[...] = 0.0
-        o = -_TAIL  # tail offset of an observation index
         phase = self._phase
         rnd = np.minimum(self._round, self._rounds - 1)
-        tail[:, AT_TABLE + o:AT_TABLE + o + MAX_PLAYERS] = valid
-        tail[ar, GRINCH_SEAT + o + (self._grinch - cur) % n] = 1.0
-        tail[:, HAND_SIZE + o:HAND_SIZE + o + MAX_PLAYERS] = self._f_hand[np.bitwise_count(self._hand[ar2, rel]) * valid]
-        tail[ar, ROUND + o + rnd] = 1.0
-        tail[ar, ROUNDS_LEFT + o + self._rounds - 1 - rnd] = 1.0
+        obs[:, AT_TABLE:AT_TABLE + MAX_PLAYERS] = valid
+        obs[ar, GRINCH_SEAT + (self._grinch - cur) % n] = 1.0
+        obs[:, HAND_SIZE:HAND_SIZE + MAX_PLAYERS] = self._f_hand[np.bitwise_count(maps[:, :, 4])]
+        obs[ar, ROUND + rnd] = 1.0
+        obs[ar, ROUNDS_LEFT + self._rounds - 1 - rnd] = 1.0
         in_turn = np.flatnonzero(self._turn > 0)
-        tail[in_turn, TURN + o + self._turn[in_turn] - 1] = 1.0
-        tail[ar, PHASE + o + phase] = 1.0
-        tail[:, FIRST_DRAW_MADE + o] = (phase == _DRAW) & (self._draws > 0)
-        tail[:, DRAW_PILE_SIZE + o] = self._f_pile[self._ptr]
-        sheet = self._sheet[ar2, rel] * valid[:, :, None] - ~valid[:, :, None]  # absent seats: -1 (unused)
-        used = sheet >= 0
-        tail[:, ROW_USED + o:ROW_USED + o + MAX_PLAYERS * NUM_ROWS] = used.reshape(envs, -1)
-        tail[:, ROW_POINTS + o:ROW_POINTS + o + MAX_PLAYERS * NUM_ROWS] = self._f_points[np.maximum(sheet, 0)].reshape(envs, -1)
-        tail[:, TOTALS + o:TOTALS + o + MAX_PLAYERS] = self._f_total[self._totals[ar2, rel] * valid]
+        obs[in_turn, TURN + self._turn[in_turn] - 1] = 1.0
+        obs[ar, PHASE + phase] = 1.0
+        obs[:, FIRST_DRAW_MADE] = (phase == _DRAW) & (self._draws > 0)
+        obs[:, DRAW_PILE_SIZE] = self._f_pile[self._ptr]
+        obs[:, ROW_USED:ROW_USED + MAX_PLAYERS * NUM_ROWS] = pad[:, :, :NUM_ROWS].reshape(envs, -1)
+        obs[:, ROW_POINTS:ROW_POINTS + MAX_PLAYERS * NUM_ROWS] = pad[:, :, NUM_ROWS:2 * NUM_ROWS].reshape(envs, -1)
+        obs[:, TOTALS:TOTALS + MAX_PLAYERS] = pad[:, :, 2 * NUM_ROWS]
         values, bonus = self._hand_values(own_hand)
-        tail[:, OWN_ROW_VALUES + o:OWN_ROW_VALUES + o + NUM_ROWS] = self._f_row[values]
-        tail[:, OWN_BONUS + o] = self._f_bonus[bonus]
-        tail[:, TO_ACT + o] = 1.0  # every observation is the actor's
+        obs[:, OWN_ROW_VALUES:OWN_ROW_VALUES + NUM_ROWS] = self._f_row[values]
+        obs[:, OWN_BONUS] = self._f_bonus[bonus]
+        obs[:, TO_ACT] = 1.0  # every observation is the actor's
 
         mask = self._mask
         mask[:] = 0
-        discard = phase == _DISCARD
-        mask[:, :NUM_CARDS] = obs[:, :NUM_CARDS] * discard[:, None]
+        mask[:, :NUM_CARDS] = obs[:, :NUM_CARDS] * (phase == _DISCARD)[:, None]
         draw = phase == _DRAW
         mask[:, DRAW_PILE_ACTION] = draw  # the draw pile never runs out (module docstring)
-        mask[:, DRAW_DISCARD_BASE:DRAW_DISCARD_BASE + MAX_PLAYERS] = (plen > 0) & draw[:, None]
-        mask[:, SCORE_BASE:] = (self._sheet[ar, cur] < 0) & (phase == _SCORE)[:, None]
+        mask[:, DRAW_DISCARD_BASE:DRAW_DISCARD_BASE + MAX_PLAYERS] = (maps[:, :, 0] != 0) & draw[:, None]
+        mask[:, SCORE_BASE:] = (pad[:, 0, :NUM_ROWS] == 0) & (phase == _SCORE)[:, None]
         return obs, mask.copy(), cur.copy()
 
     def _check_actions(self, actions: np.ndarray) -> np.ndarray:
