@@ -92,7 +92,7 @@ def _load_checkpoint(path: str, seed: int | None, num_players: int | None) -> Ag
         raise ValueError(f"cannot load checkpoint {path!r}: training.checkpoint.load_agent is not available ({exc})") from None
     try:
         agent = load_agent(path, seed=seed)
-    except (OSError, KeyError, RuntimeError) as exc:
+    except Exception as exc:  # missing, truncated or foreign files raise many kinds of errors
         raise ValueError(f"cannot load checkpoint {path!r}: {exc}") from exc
     supported = getattr(agent, "num_players", None)
     if num_players is not None and supported is not None and not _supports(supported, num_players):
