@@ -121,6 +121,7 @@ _SUIT_SHIFT = np.arange(NUM_SUITS, dtype=np.uint64) * np.uint64(CARDS_PER_SUIT)
 _TAIL = AT_TABLE  # entries from here on are not card bitmaps
 _BLOCKS = _TAIL // NUM_CARDS  # 25 card bitmaps of 48 entries: own hand, then 4 per relative seat
 _BYTES = NUM_CARDS // 8  # 6 bytes hold a 48-card bitmap
+_BLOCK_GAMES = 1024
 # The bitmap trick relies on the encoding's layout: own hand, then per relative seat pile contents, top, second, known.
 assert SEAT_BLOCK == NUM_CARDS and SEAT_STRIDE == 4 * NUM_CARDS and (PILE_CONTENTS, PILE_TOP, PILE_SECOND, KNOWN_IN_HAND) == (0, 48, 96, 144)
 assert AT_TABLE == SEAT_BLOCK + MAX_PLAYERS * SEAT_STRIDE and TO_ACT == OBS_SIZE - 1
@@ -201,7 +202,10 @@ class VectorGrinch:
     ``reward_mode`` ``"win"`` or ``"margin"``; ``deck_source`` an optional
     callable ``indices int64[k] -> int[k, 48]`` dealing the decks (top card
     last) of the games in ``indices`` that start a round; it replaces the
-    seeded shuffles (see :func:`per_game_decks`).
+    seeded shuffles (see :func:`per_game_decks`); ``copy`` (default True) as in
+    Gymnasium's vector envs: with ``copy=False``, ``reset``/``step`` return the
+    engine's own ``obs``/``mask``/``seat`` buffers, overwritten by the next call
+    (saves an allocation per step; copy what you keep).
 
     Attributes: ``num_players`` int64[envs]; ``last_totals`` int64[envs,6], the
     final totals of each slot's most recently finished game (zero before the
@@ -216,6 +220,7 @@ class VectorGrinch:
         bonus_layout: str | Mapping | tuple = "standard",
         reward_mode: str = "win",
         deck_source: DeckSource | None = None,
+        copy: bool = True,
     ) -> None:
         self.num_players = _sizes(num_envs, num_players)
         self.num_envs = envs = int(num_envs)
@@ -269,6 +274,10 @@ class VectorGrinch:
         self._pad = np.zeros((envs, MAX_PLAYERS, 2 * NUM_ROWS + 1), dtype=np.float32)
         self.last_totals = np.zeros((envs, MAX_PLAYERS), dtype=np.int64)
         self._mask = np.zeros((envs, NUM_ACTIONS), dtype=np.int8)
+        self.copy = bool(copy)
+        if not self.copy:
+            self._obs = np.zeros((envs, OBS_SIZE), dtype=np.float32)
+            self._seat = np.zeros(envs, dtype=np.int64)
 
     # ---------------------------------------------------------------- public
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -456,14 +465,31 @@ class VectorGrinch:
 
     # ----------------------------------------------------------- observation
     def _observe(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Return new ``(obs, mask, seat)`` arrays of every game's player to act."""
-        envs = self.num_envs
-        ar = self._ar
-        n = self.num_players
-        cur = self._cur
-        valid = self._valid
+        """Return ``(obs, mask, seat)`` of every game's player to act (new arrays unless ``copy=False``)."""
+        if self.copy:
+            # np.zeros (calloc) measured faster here than np.empty plus filling the 137 non-bitmap entries.
+            obs = np.zeros((self.num_envs, OBS_SIZE), dtype=np.float32)
+        else:
+            obs = self._obs
+            obs[:, _TAIL:] = 0.0
+        # Blocks of games keep each block's temporaries in cache (1.4x faster at 8192 games).
+        for lo in range(0, self.num_envs, _BLOCK_GAMES):
+            hi = min(lo + _BLOCK_GAMES, self.num_envs)
+            self._encode(slice(lo, hi), obs[lo:hi], self._mask[lo:hi])
+        if self.copy:
+            return obs, self._mask.copy(), self._cur.copy()
+        self._seat[:] = self._cur
+        return obs, self._mask, self._seat
+
+    def _encode(self, games: slice, obs: np.ndarray, mask: np.ndarray) -> None:
+        """Write the observations and masks of ``games`` (a block of the batch) into ``obs`` and ``mask``."""
+        envs = len(obs)
+        ar = self._ar[:envs]
+        n = self.num_players[games]
+        cur = self._cur[games]
+        valid = self._valid[games]
         # Row of (game, relative seat j) in the [envs*6, ...] views: one gather per per-seat array.
-        rows = self._flat_base + (cur[:, None] + _SEATS) % n[:, None]
+        rows = self._flat_base[games] + (cur[:, None] + _SEATS) % n[:, None]
         maps = np.take(self._maps.reshape(-1, 5), rows, axis=0)  # [envs, 6, 5]
         maps *= valid[:, :, None]
         pad = np.take(self._pad.reshape(-1, 2 * NUM_ROWS + 1), rows, axis=0)
@@ -473,24 +499,24 @@ class VectorGrinch:
         bitmaps = np.empty((envs, _BLOCKS), dtype=np.uint64)
         bitmaps[:, 0] = own_hand
         bitmaps[:, 1:] = maps[:, :, :4].reshape(envs, 4 * MAX_PLAYERS)
-        # np.zeros (calloc) measured faster here than np.empty plus filling the 137 non-bitmap entries.
-        obs = np.zeros((envs, OBS_SIZE), dtype=np.float32)
         # Little-endian bytes of each 48-card bitmap, unpacked bit 0 first: card c is bit c.
         byte = bitmaps.view(np.uint8).reshape(envs, _BLOCKS, 8)[:, :, :_BYTES]
         obs[:, :_TAIL] = np.unpackbits(byte, axis=-1, bitorder="little").reshape(envs, _TAIL)
 
-        phase = self._phase
-        rnd = np.minimum(self._round, self._rounds - 1)
+        phase = self._phase[games]
+        turn = self._turn[games]
+        rounds = self._rounds[games]
+        rnd = np.minimum(self._round[games], rounds - 1)
         obs[:, AT_TABLE:AT_TABLE + MAX_PLAYERS] = valid
-        obs[ar, GRINCH_SEAT + (self._grinch - cur) % n] = 1.0
+        obs[ar, GRINCH_SEAT + (self._grinch[games] - cur) % n] = 1.0
         obs[:, HAND_SIZE:HAND_SIZE + MAX_PLAYERS] = self._f_hand[np.bitwise_count(maps[:, :, 4])]
         obs[ar, ROUND + rnd] = 1.0
-        obs[ar, ROUNDS_LEFT + self._rounds - 1 - rnd] = 1.0
-        in_turn = np.flatnonzero(self._turn > 0)
-        obs[in_turn, TURN + self._turn[in_turn] - 1] = 1.0
+        obs[ar, ROUNDS_LEFT + rounds - 1 - rnd] = 1.0
+        in_turn = np.flatnonzero(turn > 0)
+        obs[in_turn, TURN + turn[in_turn] - 1] = 1.0
         obs[ar, PHASE + phase] = 1.0
-        obs[:, FIRST_DRAW_MADE] = (phase == _DRAW) & (self._draws > 0)
-        obs[:, DRAW_PILE_SIZE] = self._f_pile[self._ptr]
+        obs[:, FIRST_DRAW_MADE] = (phase == _DRAW) & (self._draws[games] > 0)
+        obs[:, DRAW_PILE_SIZE] = self._f_pile[self._ptr[games]]
         obs[:, ROW_USED:ROW_USED + MAX_PLAYERS * NUM_ROWS] = pad[:, :, :NUM_ROWS].reshape(envs, -1)
         obs[:, ROW_POINTS:ROW_POINTS + MAX_PLAYERS * NUM_ROWS] = pad[:, :, NUM_ROWS:2 * NUM_ROWS].reshape(envs, -1)
         obs[:, TOTALS:TOTALS + MAX_PLAYERS] = pad[:, :, 2 * NUM_ROWS]
@@ -499,14 +525,12 @@ class VectorGrinch:
         obs[:, OWN_BONUS] = self._f_bonus[bonus]
         obs[:, TO_ACT] = 1.0  # every observation is the actor's
 
-        mask = self._mask
         mask[:] = 0
         mask[:, :NUM_CARDS] = obs[:, :NUM_CARDS] * (phase == _DISCARD)[:, None]
         draw = phase == _DRAW
         mask[:, DRAW_PILE_ACTION] = draw  # the draw pile never runs out (module docstring)
         mask[:, DRAW_DISCARD_BASE:DRAW_DISCARD_BASE + MAX_PLAYERS] = (maps[:, :, 0] != 0) & draw[:, None]
         mask[:, SCORE_BASE:] = (pad[:, 0, :NUM_ROWS] == 0) & (phase == _SCORE)[:, None]
-        return obs, mask.copy(), cur.copy()
 
     def _check_actions(self, actions: np.ndarray) -> np.ndarray:
         """Return ``actions`` as int64[envs] if each is legal in its game, else raise ``ValueError`` naming the first bad one."""
