@@ -309,6 +309,12 @@ class ClassicWrapper(BaseWrapper):
         self._has_updated = False
         self._terminated = False  # terminated by an illegal move
 
+    def __getattr__(self, name: str) -> Any:
+        # Reached when a property above raised AttributeError (before reset) or for any other attribute.
+        if name in _RESET_FIRST and not self.__dict__.get("_has_reset", False):
+            raise _reset_first(name)
+        return super().__getattr__(name)
+
     @property
     def num_agents(self) -> int:
         if not self._has_reset:
