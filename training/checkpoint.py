@@ -72,6 +72,8 @@ def make_checkpoint(model: PolicyValueNet, config: dict[str, Any], optimizer: to
         "obs_size": OBS_SIZE,
         "num_actions": NUM_ACTIONS,
         "hidden_sizes": list(model.hidden_sizes),
+        "action_features": model.action_features,
+        "bonus_layout": model.bonus_layout,
         "config": config,
         "model": model.state_dict(),
         "optimizer": optimizer.state_dict() if optimizer is not None else None,
@@ -112,7 +114,7 @@ def resolve_checkpoint(path: str | Path) -> Path:
 
 def model_from_checkpoint(ckpt: dict[str, Any]) -> PolicyValueNet:
     """Return the network stored in ``ckpt``, in eval mode."""
-    net = PolicyValueNet(ckpt["hidden_sizes"])
+    net = PolicyValueNet(ckpt["hidden_sizes"], action_features=ckpt.get("action_features", False), bonus_layout=ckpt.get("bonus_layout", "standard"))
     net.load_state_dict(ckpt["model"])
     net.eval()
     return net
@@ -132,11 +134,8 @@ class PolicyAgent:
         if seed is not None:
             self._generator.manual_seed(int(seed))
 
-    @torch.no_grad()
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        obs = torch.as_tensor(np.asarray(observations, dtype=np.float32))
-        mask = torch.as_tensor(np.asarray(masks))
-        dist, _ = self.net.distribution(obs, mask)
+        dist, _, _ = self.net.distribution_np(observations, masks)
         if self.deterministic:
             return dist.probs.argmax(dim=-1).numpy().astype(np.int64)
         return torch.multinomial(dist.probs, 1, generator=self._generator).squeeze(-1).numpy().astype(np.int64)

@@ -24,6 +24,7 @@ class _Section(BaseModel):
 
 class ModelConfig(_Section):
     hidden_sizes: list[int] = Field(default=[256, 256], description="widths of the shared MLP trunk's hidden layers (ReLU)")
+    action_features: bool = Field(default=True, description="feed each action's immediate hand value (training/features.py) to the net and its logit")
 
     @field_validator("hidden_sizes")
     @classmethod

@@ -6,12 +6,13 @@ observation is already encoded from the actor's seat, with absent seats zero.
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 from torch import nn
 from torch.distributions import Categorical
 
 from grinch_env.encoding import OBS_SIZE
-from grinch_env.game import NUM_ACTIONS
+from grinch_env.game import DRAW_PILE_ACTION, NUM_ACTIONS, SCORE_BASE
 
 # A finite large negative rather than -inf: softmax still gives exactly 0 in
 # float32 (exp underflows), and 0 * logit stays finite in the entropy.
@@ -38,13 +39,26 @@ class MaskedCategorical(Categorical):
         return -p_log_p.sum(-1)
 
 
-class PolicyValueNet(nn.Module):
-    """An MLP trunk with a policy head (62 logits) and a value head (the actor's expected return)."""
+# Which gain each action's feature gets: 0 discard, 1 draw, 2 score.
+ACTION_KIND = torch.tensor([0] * DRAW_PILE_ACTION + [1] * (SCORE_BASE - DRAW_PILE_ACTION) + [2] * (NUM_ACTIONS - SCORE_BASE))
 
-    def __init__(self, hidden_sizes: list[int] | tuple[int, ...] = (256, 256)) -> None:
+
+class PolicyValueNet(nn.Module):
+    """An MLP trunk with a policy head (62 logits) and a value head (the actor's expected return).
+
+    With ``action_features`` the input also holds :func:`training.features.action_features`
+    (each legal action's immediate hand value) and each logit gets
+    ``gain[kind] * feature`` added, one learned gain per action kind
+    (discard, draw, score), initialised to 1: the first policy already
+    leans towards the greedy move and training learns how much to trust it.
+    """
+
+    def __init__(self, hidden_sizes: list[int] | tuple[int, ...] = (256, 256), action_features: bool = False, bonus_layout: str = "standard") -> None:
         super().__init__()
+        self.action_features = bool(action_features)
+        self.bonus_layout = bonus_layout
         layers: list[nn.Module] = []
-        width = OBS_SIZE
+        width = OBS_SIZE + (NUM_ACTIONS if self.action_features else 0)
         for h in hidden_sizes:
             layers += [_ortho(nn.Linear(width, h), 2**0.5), nn.ReLU()]
             width = h
@@ -53,16 +67,42 @@ class PolicyValueNet(nn.Module):
         self.policy_head = _ortho(nn.Linear(width, NUM_ACTIONS), 0.01)
         self.value_head = _ortho(nn.Linear(width, 1), 1.0)
         self.hidden_sizes = list(hidden_sizes)
+        if self.action_features:
+            self.feature_gain = nn.Parameter(torch.ones(3))
 
-    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def features(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray | None:
+        """Return the action features this network reads for a numpy batch (None without ``action_features``)."""
+        if not self.action_features:
+            return None
+        from training.features import action_features
+
+        return action_features(observations, masks, self.bonus_layout)
+
+    def forward(self, obs: torch.Tensor, feats: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """Return (logits[B, 62], value[B])."""
-        x = self.trunk(obs)
-        return self.policy_head(x), self.value_head(x).squeeze(-1)
+        if self.action_features:
+            if feats is None:
+                raise ValueError("this network reads action features: pass feats (training.features.action_features)")
+            x = self.trunk(torch.cat([obs, feats], dim=-1))
+            logits = self.policy_head(x) + self.feature_gain[ACTION_KIND] * feats
+        else:
+            x = self.trunk(obs)
+            logits = self.policy_head(x)
+        return logits, self.value_head(x).squeeze(-1)
 
-    def distribution(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[MaskedCategorical, torch.Tensor]:
+    def distribution(self, obs: torch.Tensor, mask: torch.Tensor, feats: torch.Tensor | None = None) -> tuple[MaskedCategorical, torch.Tensor]:
         """Return the masked action distribution and the value for a batch of observations."""
-        logits, value = self(obs)
+        logits, value = self(obs, feats)
         return MaskedCategorical(logits, mask), value
+
+    @torch.no_grad()
+    def distribution_np(self, observations: np.ndarray, masks: np.ndarray) -> tuple[MaskedCategorical, torch.Tensor, np.ndarray | None]:
+        """Return (distribution, value, features) for numpy inputs, computing the features when the network reads them."""
+        feats = self.features(observations, masks)
+        dist, value = self.distribution(
+            torch.as_tensor(np.require(observations, np.float32, "W")), torch.as_tensor(np.require(masks, None, "W")), None if feats is None else torch.from_numpy(feats)
+        )
+        return dist, value, feats
 
 
 def _ortho(layer: nn.Linear, gain: float) -> nn.Linear:

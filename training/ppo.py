@@ -70,8 +70,8 @@ def ppo_update(
     cfg: PPOConfig,
     rng: np.random.Generator,
 ) -> dict[str, float]:
-    """Run the PPO epochs on ``batch`` (obs, masks, actions, logprobs, values, advantages, returns); return the loss statistics."""
-    b_obs, b_masks, b_actions = batch["obs"], batch["masks"], batch["actions"]
+    """Run the PPO epochs on ``batch`` (obs, masks, feats, actions, logprobs, values, advantages, returns); return the loss statistics."""
+    b_obs, b_masks, b_actions, b_feats = batch["obs"], batch["masks"], batch["actions"], batch.get("feats")
     b_logprobs, b_values, b_advantages, b_returns = batch["logprobs"], batch["values"], batch["advantages"], batch["returns"]
     n = b_obs.shape[0]
     mb_size = min(cfg.minibatch_size, n)
@@ -82,7 +82,7 @@ def ppo_update(
         order = torch.from_numpy(rng.permutation(n))
         for start in range(0, n, mb_size):
             mb = order[start:start + mb_size]
-            dist, new_value = model.distribution(b_obs[mb], b_masks[mb])
+            dist, new_value = model.distribution(b_obs[mb], b_masks[mb], None if b_feats is None else b_feats[mb])
             new_logprob = dist.log_prob(b_actions[mb])
             entropy = dist.entropy()
             logratio = new_logprob - b_logprobs[mb]

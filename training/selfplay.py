@@ -31,6 +31,11 @@ SELF = "self"
 SNAPSHOT = "snapshot"
 
 
+def build_model(cfg: TrainConfig) -> PolicyValueNet:
+    """Return a freshly initialised network as ``cfg.model`` describes."""
+    return PolicyValueNet(cfg.model.hidden_sizes, action_features=cfg.model.action_features, bonus_layout=cfg.bonus_layout)
+
+
 def make_engine(cfg: TrainConfig):
     """Return the batched engine for ``cfg`` (imported lazily: the trainer's one dependency on it)."""
     from grinch_env.vector import VectorGrinch
@@ -49,6 +54,7 @@ class Rollout:
 
     obs: np.ndarray
     masks: np.ndarray
+    feats: np.ndarray | None
     actions: np.ndarray
     logprobs: np.ndarray
     values: np.ndarray
@@ -61,6 +67,7 @@ class Rollout:
     def tensors(self) -> dict[str, torch.Tensor]:
         """Return the batch as torch tensors for :func:`training.ppo.ppo_update`."""
         return {
+            "feats": None if self.feats is None else torch.from_numpy(self.feats),
             "obs": torch.from_numpy(self.obs),
             "masks": torch.from_numpy(self.masks),
             "actions": torch.from_numpy(self.actions),
@@ -74,19 +81,18 @@ class Rollout:
 class SnapshotAgent:
     """A frozen copy of the network playing by sampling its masked policy (an opponent in the pool)."""
 
-    def __init__(self, state_dict: dict[str, torch.Tensor], hidden_sizes: list[int], name: str) -> None:
+    def __init__(self, state_dict: dict[str, torch.Tensor], cfg: TrainConfig, name: str) -> None:
         self.name = name
         with torch.random.fork_rng(devices=[]):  # building the net must not consume the trainer's torch stream
-            self.net = PolicyValueNet(hidden_sizes)
+            self.net = build_model(cfg)
         self.net.load_state_dict(state_dict)
         self.net.eval()
 
     def reset(self, seed: int | None = None) -> None:
         pass
 
-    @torch.no_grad()
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        dist, _ = self.net.distribution(torch.from_numpy(observations), torch.from_numpy(masks))
+        dist, _, _ = self.net.distribution_np(observations, masks)
         return dist.sample().numpy()
 
 
@@ -121,7 +127,7 @@ class OpponentPool:
             return self._snapshot_agents[kind]
         for name, sd in self.snapshots:
             if name == kind:
-                agent = self._snapshot_agents[name] = SnapshotAgent(sd, self.cfg.model.hidden_sizes, name)
+                agent = self._snapshot_agents[name] = SnapshotAgent(sd, self.cfg, name)
                 return agent
         return self.baseline(kind)
 
@@ -168,6 +174,7 @@ def collect_rollout(engine, model: PolicyValueNet, pool: OpponentPool, cfg: Trai
 
     b_obs = np.zeros((num_steps, num_envs, OBS_SIZE), dtype=np.float32)
     b_masks = np.zeros((num_steps, num_envs, NUM_ACTIONS), dtype=np.int8)
+    b_feats = np.zeros((num_steps, num_envs, NUM_ACTIONS), dtype=np.float32) if model.action_features else None
     b_actions = np.zeros((num_steps, num_envs), dtype=np.int64)
     b_logprobs = np.zeros((num_steps, num_envs), dtype=np.float32)
     b_values = np.zeros((num_steps, num_envs), dtype=np.float32)
@@ -184,11 +191,12 @@ def collect_rollout(engine, model: PolicyValueNet, pool: OpponentPool, cfg: Trai
         actions = np.zeros(num_envs, dtype=np.int64)
         idx = np.flatnonzero(learner_now)
         if len(idx):
-            with torch.no_grad():
-                dist, value = model.distribution(torch.from_numpy(obs[idx]), torch.from_numpy(mask[idx]))
-                a = dist.sample()
-                b_logprobs[t, idx] = dist.log_prob(a).numpy()
-                b_values[t, idx] = value.numpy()
+            dist, value, feats = model.distribution_np(obs[idx], mask[idx])
+            a = dist.sample()
+            b_logprobs[t, idx] = dist.log_prob(a).numpy()
+            b_values[t, idx] = value.numpy()
+            if feats is not None:
+                b_feats[t, idx] = feats
             actions[idx] = a.numpy()
         for kind, members in groups.items():
             sel = members[~learner_now[members]]
@@ -213,6 +221,7 @@ def collect_rollout(engine, model: PolicyValueNet, pool: OpponentPool, cfg: Trai
     return Rollout(
         obs=b_obs[keep],
         masks=b_masks[keep],
+        feats=None if b_feats is None else b_feats[keep],
         actions=b_actions[keep],
         logprobs=b_logprobs[keep],
         values=b_values[keep],
@@ -231,4 +240,4 @@ def _act_batch(agent: Any, observations: np.ndarray, masks: np.ndarray) -> np.nd
     return np.array([agent.act(o, m) for o, m in zip(observations, masks)], dtype=np.int64)
 
 
-__all__ = ["OpponentPool", "Rollout", "SnapshotAgent", "collect_rollout", "make_engine", "rollout_steps"]
+__all__ = ["OpponentPool", "Rollout", "SnapshotAgent", "build_model", "collect_rollout", "make_engine", "rollout_steps"]

@@ -36,9 +36,8 @@ from training.checkpoint import (
     rng_states,
 )
 from training.config import TrainConfig, apply_overrides, config_from_dict, load_config
-from training.model import PolicyValueNet
 from training.ppo import ppo_update
-from training.selfplay import OpponentPool, collect_rollout, make_engine
+from training.selfplay import OpponentPool, build_model, collect_rollout, make_engine
 
 SNAPSHOT_DIR = "snapshots"
 REPORT_DIR = "report"
@@ -77,9 +76,42 @@ def evaluate_against(agent: Any, opponents: list[str], table_sizes: list[int], g
 
 def learner_win_rate(result: Any, agent_index: int = 0) -> float:
     """Return the win rate of the agent at ``agent_index`` from an :class:`EvalResult`."""
-    d = result.to_dict()
-    entry = d["agents"][agent_index]
-    return float(entry["win_rate"])
+    return float(result.per_agent[result.agents[agent_index]]["win_rate"])
+
+
+def role_results(result: Any, agent_index: int = 0) -> dict[str, dict[str, float]]:
+    """Return the agent's results by role, with Wilson 95% intervals.
+
+    ``game_as_first_grinch`` / ``game_as_first_who``: its game win rate split by
+    whether it was the first round's Grinch (seat 0 in the evaluator) or a Who;
+    ``round_as_grinch`` / ``round_as_who``: its share of round wins (most points
+    in that round, ties split) in the rounds it played as Grinch / as a Who.
+    """
+    from training.ratings import wilson_interval
+
+    tallies = {key: [0.0, 0] for key in ("game_as_first_grinch", "game_as_first_who", "round_as_grinch", "round_as_who")}
+    for rec in result.games:
+        seats = [s for s, a in enumerate(rec["lineup"]) if a == agent_index]
+        for s in seats:
+            key = "game_as_first_grinch" if s == 0 else "game_as_first_who"
+            tallies[key][0] += 1.0 / len(rec["winners"]) if s in rec["winners"] else 0.0
+            tallies[key][1] += 1
+            for rnd in rec["rounds"]:
+                points = [p for _, _, p in rnd]
+                best = max(points)
+                key = "round_as_grinch" if rnd[s][0] else "round_as_who"
+                tallies[key][0] += 1.0 / points.count(best) if points[s] == best else 0.0
+                tallies[key][1] += 1
+    out = {}
+    for key, (wins, n) in tallies.items():
+        lo, hi = wilson_interval(wins, n)
+        out[key] = {"rate": wins / n if n else float("nan"), "ci": [lo, hi], "n": n}
+    return out
+
+
+def format_roles(roles: dict[str, dict[str, float]]) -> str:
+    """Return one text line of :func:`role_results`."""
+    return "  ".join(f"{k.replace('_', ' ')} {v['rate']:.3f} [{v['ci'][0]:.3f}, {v['ci'][1]:.3f}] (n={v['n']})" for k, v in roles.items())
 
 
 class Trainer:
@@ -93,7 +125,7 @@ class Trainer:
         random.seed(cfg.seed)
         torch.manual_seed(cfg.seed)
         self.rng = np.random.default_rng(cfg.seed)
-        self.model = PolicyValueNet(cfg.model.hidden_sizes)
+        self.model = build_model(cfg)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.ppo.learning_rate, eps=1e-5)
         self.pool = OpponentPool(cfg)
         self.engine = make_engine(cfg)
@@ -130,8 +162,11 @@ class Trainer:
         ckpt = load_checkpoint(path)
         if ckpt.get("optimizer") is None or "rng" not in ckpt:
             raise ValueError(f"checkpoint {str(path)!r} holds no optimizer or random state: it cannot be resumed")
-        if list(ckpt["hidden_sizes"]) != list(self.cfg.model.hidden_sizes):
-            raise ValueError(f"checkpoint network {ckpt['hidden_sizes']} differs from the config's model.hidden_sizes {self.cfg.model.hidden_sizes}")
+        if list(ckpt["hidden_sizes"]) != list(self.cfg.model.hidden_sizes) or ckpt.get("action_features", False) != self.cfg.model.action_features:
+            raise ValueError(
+                f"checkpoint network (hidden {ckpt['hidden_sizes']}, action_features {ckpt.get('action_features', False)}) differs from the "
+                f"config's model (hidden {self.cfg.model.hidden_sizes}, action_features {self.cfg.model.action_features})"
+            )
         self.model.load_state_dict(ckpt["model"])
         self.optimizer.load_state_dict(ckpt["optimizer"])
         self.update = int(ckpt["update"])
@@ -259,10 +294,11 @@ class Trainer:
         for key, result in results.items():
             out = self.run_dir / REPORT_DIR / key.replace(":", "_").replace("=", "").replace("@", "_")
             write_report(result, out)
-            summary[key] = result.to_dict()
-            table = out / "report.txt"
-            lines.append(f"--- {key} ---")
-            lines.append(table.read_text().rstrip() if table.is_file() else json.dumps(result.to_dict()["agents"][0], indent=1))
+            roles = role_results(result)
+            me = result.per_agent[result.agents[0]]
+            summary[key] = {"win_rate": me["win_rate"], "win_rate_ci": me["win_rate_ci"], "mean_score": me["mean_score"],
+                            "mean_score_ci": me["mean_score_ci"], "games": result.num_games, "roles": roles}
+            lines += [f"--- {key}: one {result.agents[0]} seat against {result.num_players - 1} x {key.split('@')[0]} ---", result.table(), format_roles(roles)]
         (self.run_dir / REPORT_DIR).mkdir(parents=True, exist_ok=True)
         (self.run_dir / REPORT_DIR / "summary.json").write_text(json.dumps(summary, indent=1))
         text = "\n".join(lines)

@@ -1,0 +1,112 @@
+"""End to end: a smoke training run writes checkpoints, resumes exactly, and its policy loads into an evaluation."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import training.train as train_module
+from training.checkpoint import load_agent, load_checkpoint
+from training.config import load_config
+from training.evaluate import evaluate
+from training.train import Trainer, main
+
+SMOKE = Path(__file__).resolve().parents[1] / "configs" / "smoke.yaml"
+
+
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory):
+    run_dir = tmp_path_factory.mktemp("runs") / "smoke"
+    assert main(["--config", str(SMOKE), "--run-dir", str(run_dir), "--no-progress"]) == 0
+    return run_dir
+
+
+def test_smoke_run_writes_checkpoints_config_logs_and_report(smoke_run, capsys):
+    for name in ("latest.pt", "best.pt", "config.yaml", "report/summary.json", "report/summary.txt", "report/greedy_2p/results.json"):
+        assert (smoke_run / name).is_file(), name
+    assert list((smoke_run / "tb").glob("events.out.tfevents.*"))
+    ckpt = load_checkpoint(smoke_run / "latest.pt")
+    assert (ckpt["update"], ckpt["env_steps"]) == (4, 4 * 4 * 108)  # 4 updates x 4 games x the 3-player game's 108 steps
+    assert (ckpt["obs_size"], ckpt["num_actions"], ckpt["env_version"]) == (1337, 62, "grinch_grow_your_heart_v0")
+    assert ckpt["config"]["run_name"] == "smoke" and ckpt["optimizer"] is not None
+    assert set(ckpt["rng"]) == {"python", "numpy", "torch"}
+
+
+def test_resume_continues_from_latest(smoke_run, tmp_path):
+    resumed = tmp_path / "resumed"
+    resumed.mkdir()
+    for name in ("latest.pt", "config.yaml"):
+        (resumed / name).write_bytes((smoke_run / name).read_bytes())
+    (resumed / "snapshots").mkdir()
+    for snap in (smoke_run / "snapshots").iterdir():
+        (resumed / "snapshots" / snap.name).write_bytes(snap.read_bytes())
+    assert main(["--resume", str(resumed), "--set", "total_updates=6", "--no-progress", "--no-report"]) == 0
+    assert load_checkpoint(resumed / "latest.pt")["update"] == 6
+
+
+def test_n_updates_equal_half_then_resume_half_exactly(tmp_path):
+    cfg = load_config(SMOKE, ["tensorboard=false"])  # periodic evaluation stays on: it must not disturb the random streams
+    straight = Trainer(cfg, tmp_path / "a", progress=False)
+    straight.train()
+    first = Trainer(cfg, tmp_path / "b", progress=False)
+    first.train(stop_after=2)
+    second = Trainer(cfg, tmp_path / "b", progress=False)
+    second.load(tmp_path / "b" / "latest.pt")
+    assert second.update == 2
+    second.train()
+    a, b = straight.model.state_dict(), second.model.state_dict()
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    assert straight.env_steps == second.env_steps and straight.learner_steps == second.learner_steps
+
+
+def test_trained_policy_loads_into_an_evaluation(smoke_run):
+    result = evaluate([str(smoke_run), "random"], num_players=2, num_games=4, seed=0)
+    assert result.num_games == 4 and len(result.per_agent) == 2
+    agent = load_agent(smoke_run / "best.pt")
+    obs = np.zeros(1337, np.float32)
+    mask = np.zeros(62, np.int8)
+    mask[[55, 60]] = 1
+    assert agent.act(obs, mask) in (55, 60)
+    sampler = load_agent(smoke_run, seed=3, deterministic=False)
+    picks = sampler.act_batch(np.zeros((50, 1337), np.float32), np.broadcast_to(mask, (50, 62)))
+    assert set(picks.tolist()) <= {55, 60}
+
+
+def test_ctrl_c_saves_latest_and_exits(tmp_path, monkeypatch):
+    calls = {"n": 0}
+    real = train_module.collect_rollout
+
+    def interrupt_on_second(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(train_module, "collect_rollout", interrupt_on_second)
+    code = main(["--config", str(SMOKE), "--run-dir", str(tmp_path), "--no-progress", "--set", "tensorboard=false"])
+    assert code == 130
+    assert load_checkpoint(tmp_path / "latest.pt")["update"] == 1
+    assert not list(tmp_path.glob(".*.tmp"))  # the atomic write left no temporary file
+
+
+def test_missing_and_incompatible_checkpoints_are_clear_errors(smoke_run, tmp_path):
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        load_agent(tmp_path / "nothing.pt")
+    with pytest.raises(FileNotFoundError, match="neither best.pt nor latest.pt"):
+        load_agent(tmp_path)
+    ckpt = torch.load(smoke_run / "best.pt", weights_only=True)
+    ckpt["obs_size"] = 1000
+    torch.save(ckpt, tmp_path / "old.pt")
+    with pytest.raises(ValueError, match="observation size 1000"):
+        load_agent(tmp_path / "old.pt")
+    (tmp_path / "junk.pt").write_bytes(b"not a checkpoint")
+    with pytest.raises(ValueError, match="not a readable torch checkpoint"):
+        load_agent(tmp_path / "junk.pt")
+
+
+def test_cli_reports_a_bad_config_key(tmp_path, capsys):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("run_name: x\nnum_envs: four\n")
+    assert main(["--config", str(bad), "--run-dir", str(tmp_path / "run")]) == 2
+    assert "num_envs: Input should be a valid integer" in capsys.readouterr().err
