@@ -8,18 +8,27 @@ import pytest
 from grinch_env.encoding import OBS_SIZE, Scales, action_mask, encode
 from grinch_env.env import terminal_rewards
 from grinch_env.game import NUM_ACTIONS, Game, decisions_per_game
+from grinch_env.scoring import bonus_points, resolve_layout, row_scores
 from grinch_env.vector import VectorGrinch, per_game_decks
+
+try:
+    import numba  # noqa: F401
+
+    BACKENDS = ["numpy", "numba"]
+except ImportError:  # the numba kernel is optional; the numpy backend is always checked
+    BACKENDS = ["numpy"]
 
 
 def _random_legal(rng, mask):
     return (rng.random(mask.shape) * mask).argmax(axis=1)
 
 
-def _differential(sizes, num_envs, min_games, seed, reward_mode="win", bonus_layout="standard"):
+def _differential(sizes, num_envs, min_games, seed, reward_mode="win", bonus_layout="standard", backend="numpy"):
     """Play random legal games through both engines; return the number of finished games."""
     gens = [np.random.default_rng([seed, i]) for i in range(num_envs)]
     twins = [np.random.default_rng([seed, i]) for i in range(num_envs)]
-    venv = VectorGrinch(num_envs, sizes, bonus_layout=bonus_layout, reward_mode=reward_mode, deck_source=per_game_decks(gens))
+    venv = VectorGrinch(num_envs, sizes, bonus_layout=bonus_layout, reward_mode=reward_mode, deck_source=per_game_decks(gens), backend=backend)
+    assert venv.backend == backend
     games = [Game(int(n), rng=twins[i], bonus_layout=bonus_layout) for i, n in enumerate(venv.num_players)]
     scales = Scales(games[0].layout)
     obs, mask, seat = venv.reset()
@@ -50,14 +59,54 @@ def _differential(sizes, num_envs, min_games, seed, reward_mode="win", bonus_lay
     return finished
 
 
-def test_differential_mixed_sizes_win_reward():
-    assert _differential([2, 3, 4, 5, 6], num_envs=40, min_games=1000, seed=1) >= 1000
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_differential_mixed_sizes_win_reward(backend):
+    assert _differential([2, 3, 4, 5, 6], num_envs=40, min_games=1000, seed=1, backend=backend) >= 1000
 
 
-def test_differential_margin_reward_other_layouts():
-    assert _differential(4, num_envs=8, min_games=40, seed=2, reward_mode="margin", bonus_layout="none") >= 40
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_differential_margin_reward_other_layouts(backend):
+    assert _differential(4, num_envs=8, min_games=40, seed=2, reward_mode="margin", bonus_layout="none", backend=backend) >= 40
     table = {0: (7, 0, 2), 47: (3, "Noise", 1)}  # a bonus naming its own suit counts the card itself
-    assert _differential(3, num_envs=8, min_games=40, seed=3, bonus_layout=table) >= 40
+    assert _differential(3, num_envs=8, min_games=40, seed=3, bonus_layout=table, backend=backend) >= 40
+
+
+@pytest.mark.parametrize("layout", ["standard", {5: (9, 0, 2), 30: (4, 3, 1), 46: (6, 1, 5)}])
+def test_hand_values_match_scoring_module(layout):
+    venv = VectorGrinch(1, 2, bonus_layout=layout)
+    table = resolve_layout(layout)
+    rng = np.random.default_rng(4)
+    hands = [rng.choice(48, size=int(rng.integers(1, 7)), replace=False) for _ in range(3000)]
+    masks = np.array([sum(1 << int(c) for c in h) for h in hands], dtype=np.uint64)
+    values, bonus = venv._hand_values(masks)
+    assert values.tolist() == [list(row_scores(h.tolist())) for h in hands]
+    assert bonus.tolist() == [bonus_points(h.tolist(), table) for h in hands]
+    assert bonus.max() > 0 and values[:, 5].max() >= 10 and values[:, 6].max() >= 15  # bonuses, Match and Run all occur
+
+
+def test_backend_choice():
+    if "numba" in BACKENDS:
+        assert VectorGrinch(1).backend == "numba"
+    else:
+        assert VectorGrinch(1).backend == "numpy"
+        with pytest.raises(ValueError, match="backend 'numba' needs the numba package"):
+            VectorGrinch(1, backend="numba")
+    assert VectorGrinch(1, backend="numpy").backend == "numpy"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_copy_false_returns_the_engine_buffers(backend):
+    shared, fresh = VectorGrinch(8, [3, 6], seed=4, copy=False, backend=backend), VectorGrinch(8, [3, 6], seed=4, backend=backend)
+    a, b = shared.reset(), fresh.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        for x, y in zip(a, b):
+            np.testing.assert_array_equal(x, y)
+        actions = _random_legal(rng, b[1])
+        before = a
+        a, b = shared.step(actions), fresh.step(actions)
+        assert all(x is y for x, y in zip(a[:3], before[:3]))  # same buffers, overwritten in place
+        assert not any(x is y for x, y in zip(b[:3], before[:3]))
 
 
 def test_shapes_and_dtypes():
@@ -147,6 +196,7 @@ def test_mixed_sizes_keep_their_own_game_length():
         (dict(num_envs=4, num_players=[]), "num_players must be an int in 2..6 or a non-empty sequence"),
         (dict(num_envs=4, reward_mode="score"), "reward_mode must be one of"),
         (dict(num_envs=4, bonus_layout="fancy"), "bonus_layout must be one of"),
+        (dict(num_envs=4, backend="cuda"), "backend must be one of"),
     ],
 )
 def test_invalid_arguments(kwargs, message):

@@ -1,0 +1,180 @@
+"""Benchmark: decisions per second of the AEC env, the batched engine, and the training loop.
+
+One run prints, for random legal play at one table size (observations and
+masks built at every decision, the random choice included):
+
+* the AEC env ``grinch_env.env`` (the loop of ``benchmarks/bench_env.py``:
+  ``env.last()``, a random legal action, ``env.step``), counted in decisions
+  (the ``None`` steps of terminated agents are not decisions);
+* the scalar-loop reference engine (``grinch_env._vector_reference``) at 64 games;
+* :class:`grinch_env.vector.VectorGrinch` at each batch size (default 1, 64,
+  1024, 8192), with ``copy=True`` (default, new arrays every step) and, for
+  the large sizes, ``copy=False`` (the engine's own buffers);
+* a 2x256 MLP forward pass (torch, 1 thread) on a batch of observations, alone
+  and with the engine, as a proxy of a policy's cost;
+* the trainer's ``training.selfplay.collect_rollout`` (pure self-play, the
+  network acting at every seat), in samples (decisions) per second.
+
+Times are wall-clock on whatever else runs on the machine; ``--cpu`` reports
+per CPU-second of this process instead, steadier on a shared machine.
+
+Usage::
+
+    python benchmarks/bench_vector.py                      # about 1 minute
+    python benchmarks/bench_vector.py --seconds 1 --players 2 --sizes 1 64 1024
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+
+def _clock(cpu: bool) -> Callable[[], float]:
+    return time.process_time if cpu else time.perf_counter
+
+
+def aec_decisions_per_second(num_players: int, seconds: float, cpu: bool, seed: int = 0) -> float:
+    """Return decisions per second of random legal play through ``grinch_env.env``."""
+    import grinch_env
+
+    env = grinch_env.env(num_players=num_players)
+    rng = np.random.default_rng(seed)
+    clock = _clock(cpu)
+    decisions = 0
+    start = clock()
+    while clock() - start < seconds:
+        env.reset(seed=int(rng.integers(2**31)))
+        for _agent in env.agent_iter():
+            obs, _reward, termination, truncation, _info = env.last()
+            if termination or truncation:
+                action = None
+            else:
+                legal = np.flatnonzero(obs["action_mask"])
+                action = int(legal[rng.integers(len(legal))])
+                decisions += 1
+            env.step(action)
+    return decisions / (clock() - start)
+
+
+def engine_decisions_per_second(engine, seconds: float, cpu: bool, policy: Callable | None = None, seed: int = 0) -> float:
+    """Return decisions per second of ``engine`` (VectorGrinch-like) under random legal play, or ``policy(obs, mask)``."""
+    rng = np.random.default_rng(seed)
+    obs, mask, _seat = engine.reset(seed=seed)
+    clock = _clock(cpu)
+    steps = 0
+    start = clock()
+    while clock() - start < seconds:
+        if policy is None:
+            actions = (rng.random(mask.shape, dtype=np.float32) * mask).argmax(axis=1)  # uniform over legal actions
+        else:
+            actions = policy(obs, mask)
+        obs, mask, _seat, _rewards, _dones = engine.step(actions)
+        steps += 1
+    return steps * engine.num_envs / (clock() - start)
+
+
+def mlp_policy(hidden: int = 256):
+    """Return a policy ``(obs, mask) -> actions``: a 2-layer MLP forward and a masked argmax (torch, no grad)."""
+    import torch
+
+    from grinch_env.encoding import OBS_SIZE
+    from grinch_env.game import NUM_ACTIONS
+
+    net = torch.nn.Sequential(
+        torch.nn.Linear(OBS_SIZE, hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, NUM_ACTIONS)
+    )
+
+    def policy(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            logits = net(torch.from_numpy(obs))
+            logits[torch.from_numpy(mask) == 0] = -torch.inf
+            return logits.argmax(dim=1).numpy()
+
+    return policy
+
+
+def mlp_forward_per_second(batch: int, seconds: float, cpu: bool) -> float:
+    """Return observations per second through :func:`mlp_policy` alone (random inputs)."""
+    from grinch_env.encoding import OBS_SIZE
+    from grinch_env.game import NUM_ACTIONS
+
+    policy = mlp_policy()
+    obs = np.random.default_rng(0).random((batch, OBS_SIZE), dtype=np.float32)
+    mask = np.ones((batch, NUM_ACTIONS), dtype=np.int8)
+    clock = _clock(cpu)
+    calls = 0
+    start = clock()
+    while clock() - start < seconds:
+        policy(obs, mask)
+        calls += 1
+    return calls * batch / (clock() - start)
+
+
+def rollout_samples_per_second(num_players: int, num_envs: int, seconds: float, cpu: bool) -> tuple[float, str]:
+    """Return (samples per second, what was timed) of the trainer's ``collect_rollout`` in pure self-play."""
+    from training import selfplay
+    from training.config import TrainConfig
+
+    cfg = TrainConfig(num_players=num_players, num_envs=num_envs, selfplay={"self_prob": 1.0, "snapshot_prob": 0.0, "baseline_probs": {}})
+    model = selfplay.build_model(cfg)
+    pool = selfplay.OpponentPool(cfg)
+    engine = selfplay.make_engine(cfg)
+    rng = np.random.default_rng(0)
+    clock = _clock(cpu)
+    samples = 0
+    start = clock()
+    while clock() - start < seconds:
+        rollout = selfplay.collect_rollout(engine, model, pool, cfg, rng)
+        samples += rollout.env_steps
+    what = f"collect_rollout, self-play, {num_envs} games, net {cfg.model.hidden_sizes}, action_features={cfg.model.action_features}"
+    return samples / (clock() - start), what
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement (default 2)")
+    parser.add_argument("--players", type=int, default=4, help="table size (default 4)")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 1024, 8192], help="batch sizes of the engine (default 1 64 1024 8192)")
+    parser.add_argument("--cpu", action="store_true", help="per CPU-second of this process instead of wall-clock")
+    parser.add_argument("--no-training", action="store_true", help="skip the network and collect_rollout measurements")
+    args = parser.parse_args(argv)
+
+    import torch
+
+    from grinch_env._vector_reference import ReferenceVectorGrinch
+    from grinch_env.vector import VectorGrinch
+
+    torch.set_num_threads(1)  # the trainer's default on this shared machine
+    n, sec, cpu = args.players, args.seconds, args.cpu
+    rows: list[tuple[str, float]] = []
+    aec = aec_decisions_per_second(n, sec, cpu)
+    rows.append(("AEC env (grinch_env.env)", aec))
+    rows.append(("reference engine (scalar loop), 64 games", engine_decisions_per_second(ReferenceVectorGrinch(64, n, seed=0), sec, cpu)))
+    for b in args.sizes:
+        rows.append((f"VectorGrinch {b} games", engine_decisions_per_second(VectorGrinch(b, n, seed=0), sec, cpu)))
+        if b >= 1024:
+            rows.append((f"VectorGrinch {b} games, copy=False", engine_decisions_per_second(VectorGrinch(b, n, seed=0, copy=False), sec, cpu)))
+    if not args.no_training:
+        b = 1024
+        rows.append((f"MLP 2x256 forward alone, batch {b}", mlp_forward_per_second(b, sec, cpu)))
+        rows.append((f"VectorGrinch {b} games + MLP 2x256 policy", engine_decisions_per_second(VectorGrinch(b, n, seed=0), sec, cpu, mlp_policy())))
+        for envs in (64, 1024):
+            try:
+                sps, what = rollout_samples_per_second(n, envs, sec, cpu)
+            except Exception as exc:  # the trainer is another module: report, do not hide the other figures
+                sps, what = float("nan"), f"collect_rollout failed: {type(exc).__name__}: {exc}"
+            rows.append((what, sps))
+
+    unit = "per CPU-second" if cpu else "per second"
+    print(f"{n} players, decisions {unit} (x AEC env)")
+    width = max(len(name) for name, _ in rows)
+    for name, rate in rows:
+        print(f"{name:<{width}}  {rate:>12,.0f}  {rate / aec:8.1f}x")
+
+
+if __name__ == "__main__":
+    main()
