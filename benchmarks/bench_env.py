@@ -8,8 +8,8 @@ of each game.  The reference is PettingZoo's own ``tictactoe_v3`` and
 
 Usage::
 
-    python benchmarks/bench_env.py                  # ~2 s per environment
-    python benchmarks/bench_env.py --seconds 5 --players 2 4 6
+    python benchmarks/bench_env.py                  # 3 rounds of 1 s per environment
+    python benchmarks/bench_env.py --seconds 2 --rounds 5 --players 2 4 6
 """
 
 from __future__ import annotations
@@ -47,29 +47,37 @@ def steps_per_second(make_env: Callable[[], object], seconds: float, seed: int =
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seconds", type=float, default=2.0, help="time per environment (default 2)")
+    parser.add_argument("--seconds", type=float, default=1.0, help="time per environment and round (default 1)")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds over all environments; the best round counts (default 3)")
     parser.add_argument("--players", type=int, nargs="+", default=[2, 4, 6], help="table sizes to run (default 2 4 6)")
     parser.add_argument("--no-reference", action="store_true", help="skip PettingZoo's tictactoe/connect_four")
     args = parser.parse_args(argv)
 
     import grinch_env
 
-    rows: list[tuple[str, float, int]] = []
-    reference: list[float] = []
+    makers: dict[str, Callable[[], object]] = {}
+    reference: list[str] = []
     if not args.no_reference:
         from pettingzoo.classic import connect_four_v3, tictactoe_v3
 
-        for name, module in (("tictactoe_v3", tictactoe_v3), ("connect_four_v3", connect_four_v3)):
-            sps, games = steps_per_second(module.env, args.seconds)
-            rows.append((name, sps, games))
-            reference.append(sps)
+        makers["tictactoe_v3"] = tictactoe_v3.env
+        makers["connect_four_v3"] = connect_four_v3.env
+        reference = list(makers)
     for n in args.players:
-        sps, games = steps_per_second(lambda n=n: grinch_env.env(num_players=n), args.seconds)
-        rows.append((f"grinch {n} players", sps, games))
+        makers[f"grinch {n} players"] = lambda n=n: grinch_env.env(num_players=n)
 
-    best_ref = max(reference) if reference else None
+    # Interleaved rounds, best round per environment: on a shared machine the
+    # load changes over time, and the best round is the least disturbed one.
+    best: dict[str, tuple[float, int]] = {}
+    for round_index in range(args.rounds):
+        for name, make in makers.items():
+            sps, games = steps_per_second(make, args.seconds, seed=round_index)
+            if name not in best or sps > best[name][0]:
+                best[name] = (sps, games)
+
+    best_ref = max(best[name][0] for name in reference) if reference else None
     print(f"{'environment':<20} {'steps/s':>10} {'games':>7}" + ("  x best reference" if best_ref else ""))
-    for name, sps, games in rows:
+    for name, (sps, games) in best.items():
         ratio = f"  {sps / best_ref:6.2f}x" if best_ref else ""
         print(f"{name:<20} {sps:>10,.0f} {games:>7}{ratio}")
 

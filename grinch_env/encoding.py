@@ -47,6 +47,7 @@ from grinch_env.game import (
     DRAW_PILE_ACTION,
     MAX_PLAYERS,
     MAX_ROUNDS,
+    MIN_PLAYERS,
     NUM_ACTIONS,
     PHASE_DISCARD,
     PHASE_DRAW,
@@ -103,7 +104,12 @@ _KNOWN = tuple(SEAT_BLOCK + j * SEAT_STRIDE + KNOWN_IN_HAND for j in range(MAX_P
 _ROW_USED = tuple(tuple(ROW_USED + NUM_ROWS * j + k for k in range(NUM_ROWS)) for j in range(MAX_PLAYERS))
 _ROW_POINTS = tuple(tuple(ROW_POINTS + NUM_ROWS * j + k for k in range(NUM_ROWS)) for j in range(MAX_PLAYERS))
 _OWN_ROWS = list(range(OWN_ROW_VALUES, OWN_ROW_VALUES + NUM_ROWS)) + [OWN_BONUS]
-_ONE_OVER_30 = 1.0 / MAX_ROW_VALUE
+# _ROTATIONS[n][seat][j]: the absolute seat at relative seat j.
+_ROTATIONS = {n: tuple(tuple((seat + j) % n for j in range(n)) for seat in range(n)) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)}
+_AT_TABLE_INDEX = {n: [AT_TABLE + j for j in range(n)] for n in _ROTATIONS}
+_TOTALS_INDEX = {n: np.array([TOTALS + j for j in range(n)], dtype=np.intp) for n in _ROTATIONS}
+# Where _write_fast_features writes its values: draw-pile size, hand sizes, own row values and bonus.
+_FAST_VALUE_INDEX = {n: np.array([DRAW_PILE_SIZE] + [HAND_SIZE + j for j in range(n)] + _OWN_ROWS, dtype=np.intp) for n in _ROTATIONS}
 
 
 def scales_for(layout: tuple) -> Scales:
@@ -170,64 +176,52 @@ def _write_slow_features(game: Game, seat: int, scales: Scales, obs: np.ndarray)
     n = game.num_players
     sheets = game.score_sheet
     totals = game.totals
-    ones = []
+    rotation = _ROTATIONS[n][seat]
+    rnd = min(game.round, game.num_rounds - 1)
+    g = game.grinch - seat
+    ones = _AT_TABLE_INDEX[n] + [GRINCH_SEAT + (g + n if g < 0 else g), ROUND + rnd, ROUNDS_LEFT + game.num_rounds - 1 - rnd]
     idx = []
     vals = []
-    for j in range(n):
-        p = seat + j
-        if p >= n:
-            p -= n
-        ones.append(AT_TABLE + j)
+    points_scale = scales.points
+    for p, used, at in zip(rotation, _ROW_USED, _ROW_POINTS):
         sheet = sheets[p]
-        used = _ROW_USED[j]
-        at = _ROW_POINTS[j]
-        for k, v in enumerate(sheet):
-            if v is not None:
-                ones.append(used[k])
-                idx.append(at[k])
-                vals.append(v / scales.points)
-        idx.append(TOTALS + j)
-        vals.append(totals[p] / scales.total)
-    rnd = min(game.round, game.num_rounds - 1)
-    ones.append(GRINCH_SEAT + (game.grinch - seat) % n)
-    ones.append(ROUND + rnd)
-    ones.append(ROUNDS_LEFT + game.num_rounds - 1 - rnd)
+        if sheet.count(None) != NUM_ROWS:
+            for k, v in enumerate(sheet):
+                if v is not None:
+                    ones.append(used[k])
+                    idx.append(at[k])
+                    vals.append(v / points_scale)
     obs.put(ones, 1.0)
-    obs.put(idx, vals)
+    if idx:
+        obs.put(idx, vals)
+    obs.put(_TOTALS_INDEX[n], [totals[p] / scales.total for p in rotation])
 
 
 def _write_fast_features(game: Game, seat: int, scales: Scales, obs: np.ndarray) -> None:
     """Write the features that may change at every step (``obs`` is zero there).
 
     Collects the indices of all 1-entries in one list and the other values in
-    a second pair of lists, so the array is written with two numpy calls:
-    per-call numpy overhead, not arithmetic, dominates at this size.
+    a second list against precomputed indices, so the array is written with two
+    numpy calls: per-call numpy overhead and per-item Python work, not
+    arithmetic, dominate at this size.
     """
     n = game.num_players
     piles = game.piles
     known = game.known
     hands = game.hands
     hand = hands[seat]
+    rotation = _ROTATIONS[n][seat]
     ones = hand[:]
-    idx = [DRAW_PILE_SIZE]
-    vals = [len(game.draw_pile) / NUM_CARDS]
-    for j in range(n):
-        p = seat + j
-        if p >= n:
-            p -= n
+    for p, base, top, second, known_base in zip(rotation, _PILE, _TOP, _SECOND, _KNOWN):
         pile = piles[p]
         if pile:
-            base = _PILE[j]
             ones += [base + c for c in pile]
-            ones.append(_TOP[j] + pile[-1])
+            ones.append(top + pile[-1])
             if len(pile) > 1:
-                ones.append(_SECOND[j] + pile[-2])
+                ones.append(second + pile[-2])
         kn = known[p]
         if kn:
-            base = _KNOWN[j]
-            ones += [base + c for c in kn]
-        idx.append(HAND_SIZE + j)
-        vals.append(len(hands[p]) / MAX_HAND)
+            ones += [known_base + c for c in kn]
     phase_index = _PHASE_INDEX.get(game.phase)
     if phase_index is not None:
         if game.turn is not None:
@@ -238,11 +232,11 @@ def _write_fast_features(game: Game, seat: int, scales: Scales, obs: np.ndarray)
         if game.current == seat:
             ones.append(TO_ACT)
     obs.put(ones, 1.0)
-    if hand:
-        idx += _OWN_ROWS
-        vals += [v * _ONE_OVER_30 for v in row_scores(hand)]
-        vals.append(bonus_points(hand, game.layout) / scales.bonus)
-    obs.put(idx, vals)
+    vals = [len(game.draw_pile) / NUM_CARDS]
+    vals += [len(hands[p]) / MAX_HAND for p in rotation]
+    vals += [v / MAX_ROW_VALUE for v in row_scores(hand)]
+    vals.append(bonus_points(hand, game.layout) / scales.bonus)
+    obs.put(_FAST_VALUE_INDEX[n], vals)
 
 
 def action_mask(game: Game, seat: int, out: np.ndarray | None = None) -> np.ndarray:

@@ -101,11 +101,24 @@ def max_bonus(layout: tuple[Bonus | None, ...]) -> int:
     return sum(sorted((b.points for b in layout if b is not None), reverse=True)[:5])
 
 
+def _longest_run(rank_bits: int) -> int:
+    best = run = 0
+    for r in range(1, NUM_RANKS + 1):
+        run = run + 1 if rank_bits >> r & 1 else 0
+        best = max(best, run)
+    return best
+
+
+# Run points by the set of ranks held, as a bitmask (bit r for rank r): one lookup instead of a loop.
+_RUN_BY_RANK_BITS = tuple(RUN_POINTS[_longest_run(bits)] for bits in range(1 << (NUM_RANKS + 1)))
+
+
 def row_scores(cards: Iterable[int]) -> tuple[int, int, int, int, int, int, int]:
     """Return the value of ``cards`` in each of the seven rows (bonus not included)."""
     suit_sum = [0, 0, 0, 0]
     suit_max = [0, 0, 0, 0]
-    rank_count = [0] * (NUM_RANKS + 2)  # ranks 1..6 with a 0 sentinel at each end
+    rank_count = [0] * (NUM_RANKS + 1)
+    rank_bits = 0
     for c in cards:
         s = SUIT[c]
         r = RANK[c]
@@ -113,14 +126,7 @@ def row_scores(cards: Iterable[int]) -> tuple[int, int, int, int, int, int, int]
         if r > suit_max[s]:
             suit_max[s] = r
         rank_count[r] += 1
-    longest = run = 0
-    for r in range(1, NUM_RANKS + 1):
-        if rank_count[r]:
-            run += 1
-            if run > longest:
-                longest = run
-        else:
-            run = 0
+        rank_bits |= 1 << r
     return (
         suit_sum[0],
         suit_sum[1],
@@ -128,14 +134,15 @@ def row_scores(cards: Iterable[int]) -> tuple[int, int, int, int, int, int, int]
         suit_sum[3],
         suit_max[0] + suit_max[1] + suit_max[2] + suit_max[3],
         MATCH_POINTS[max(rank_count)],
-        RUN_POINTS[longest],
+        _RUN_BY_RANK_BITS[rank_bits],
     )
 
 
 def bonus_points(cards: Iterable[int], layout: str | Mapping | tuple = "standard") -> int:
     """Return the sum of the bonuses of ``cards`` whose condition holds in this hand."""
     table = layout if type(layout) is tuple else resolve_layout(layout)
-    cards = list(cards)
+    if type(cards) is not list:
+        cards = list(cards)
     suit_count = [0, 0, 0, 0]
     for c in cards:
         suit_count[SUIT[c]] += 1
