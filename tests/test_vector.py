@@ -84,6 +84,24 @@ def test_hand_values_match_scoring_module(layout):
     assert bonus.max() > 0 and values[:, 5].max() >= 10 and values[:, 6].max() >= 15  # bonuses, Match and Run all occur
 
 
+@pytest.mark.parametrize(
+    "mode, totals, n, expected",
+    [
+        ("win", [10, 10, 5, 0, 0, 0], 3, [0.5, 0.5, -1.0, 0, 0, 0]),
+        ("win", [12, 3, 4, 3, 0, 0], 4, [1.0, -1 / 3, -1 / 3, -1 / 3, 0, 0]),
+        ("win", [7, 7, 0, 0, 0, 0], 2, [0, 0, 0, 0, 0, 0]),  # everyone ties
+        ("margin", [30, 10, 20, 0, 0, 0], 3, [0.15, -0.15, 0.0, 0, 0, 0]),
+        ("margin", [40, 10, 0, 0, 0, 0], 2, [0.3, -0.3, 0, 0, 0, 0]),
+    ],
+)
+def test_rewards_by_hand(mode, totals, n, expected):
+    venv = VectorGrinch(1, n, reward_mode=mode)
+    got = venv._rewards(np.array([totals]), np.array([n]))
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got[0], expected, rtol=1e-6)
+    np.testing.assert_array_equal(got[0, :n], np.float32(terminal_rewards(totals[:n], mode)))
+
+
 def test_backend_choice():
     if "numba" in BACKENDS:
         assert VectorGrinch(1).backend == "numba"
