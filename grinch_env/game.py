@@ -162,9 +162,12 @@ class Game:
             self.phase = PHASE_DISCARD
             hand = self.hands[p]
             for _ in range(WHO_DRAWS):
-                if not self._can_draw_from_draw_pile():
+                if self.draw_pile:  # the usual case, without the refill checks
+                    hand.append(self.draw_pile.pop())
+                elif self._can_draw_from_draw_pile():
+                    hand.append(self._pop_draw_pile())
+                else:
                     break  # [decision] a Who draws only what is left
-                hand.append(self._pop_draw_pile())
 
     def _can_draw_from_draw_pile(self) -> bool:
         return bool(self.draw_pile) or any(len(p) > 1 for p in self.piles)
