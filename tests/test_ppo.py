@@ -79,12 +79,12 @@ def test_a_ppo_update_raises_the_probability_of_the_advantaged_action():
     assert set(stats) == {"policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "explained_variance"}
 
 
-def test_action_features_are_the_immediate_hand_values_greedy_ranks_by():
+def test_action_features_give_greedy_values_and_exact_row_scores():
     from grinch_env.agents import make_agent
     from grinch_env.encoding import action_mask, encode
-    from grinch_env.game import SCORE_BASE, Game
+    from grinch_env.game import DRAW_PILE_ACTION, SCORE_BASE, Game
     from grinch_env.scoring import bonus_points, row_scores
-    from training.features import FEATURE_SCALE, action_features
+    from training.features import FEATURE_SCALE, action_features, greedy_values
 
     game = Game(3, rng=5)
     greedy = make_agent("greedy", seed=0)
@@ -94,14 +94,18 @@ def test_action_features_are_the_immediate_hand_values_greedy_ranks_by():
         seat = game.current
         obs, mask = encode(game, seat), action_mask(game, seat)
         feats = action_features(obs[None], mask[None])[0]
+        values = greedy_values(obs[None], mask[None])[0]
         legal = np.flatnonzero(mask)
-        assert np.all(feats[mask == 0] == 0)
-        if len(legal) > 1:  # greedy's move is always among the feature's best ones
-            assert feats[greedy.act(obs, mask)] == pytest.approx(feats[legal].max())
+        assert np.all(feats[mask == 0] == 0) and np.all(values[mask == 0] == 0)
+        # Greedy's move is always among the best greedy values (the draw pile is a mean of rows there, not greedy's mean of maxima).
+        if len(legal) > 1 and DRAW_PILE_ACTION not in legal:
+            assert values[greedy.act(obs, mask)] == pytest.approx(values[legal].max())
         if legal[0] >= SCORE_BASE:
             hand = game.hands[seat]
+            assert feats[legal[0], :7].tolist() == pytest.approx([r / FEATURE_SCALE for r in row_scores(hand)])
+            assert feats[legal[0], 7] == pytest.approx(bonus_points(hand) / FEATURE_SCALE)
             expected = [(row_scores(hand)[a - SCORE_BASE] + bonus_points(hand)) / FEATURE_SCALE for a in legal]
-            assert feats[legal].tolist() == pytest.approx(expected)
+            assert values[legal].tolist() == pytest.approx(expected)
             checked_scores += 1
         game.step(int(legal[rng.integers(len(legal))]))
     assert checked_scores == 18  # 6 rounds x 3 players

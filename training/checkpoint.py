@@ -40,6 +40,7 @@ def atomic_torch_save(obj: Any, path: str | Path) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             torch.save(obj, f)
+        os.chmod(tmp, 0o644)  # mkstemp makes owner-only files; a checkpoint is meant to be shared
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

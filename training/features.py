@@ -1,25 +1,29 @@
 """Per-action hand-value features computed from the observation alone (the network's inductive bias).
 
-For every legal action, the value its resulting hand would score now in its
-best unused row (bonus included), the number the ``greedy`` baseline ranks
-actions by, computed with the agents' vectorised scorer
+For every legal action, the row values and the bonus of the hand that action
+leads to, computed with the agents' vectorised scorer
 (:class:`grinch_env.agents.handeval.HandEvaluator`, checked against
 :mod:`grinch_env.scoring`):
 
 * discard ``c`` (0..47): the hand without ``c``;
 * draw 48: the mean over the cards the actor cannot locate of the hand plus that card;
 * draw ``49 + j``: the hand plus the top card of relative seat ``j``'s discard pile;
-* score ``55 + k``: row ``k``'s value plus the bonus, for an unused row.
+* score ``55 + k``: the hand itself (only row ``k`` applies to that action).
 
-Values are divided by :data:`FEATURE_SCALE` and are 0 for illegal actions.
-The network reads them as extra inputs and adds ``gain[kind] * feature`` to
-the matching logit (:class:`training.model.PolicyValueNet`); it still has to
-learn when the immediate value is the wrong thing to maximise.
+:func:`action_features` returns them as ``float32[B, 62, 8]`` (7 rows, then
+the bonus), divided by :data:`FEATURE_SCALE`, zero for illegal actions.
+:func:`applicable_rows` says which rows an action may still use (the unused
+ones; for a score action only its own row), and
+``bonus + max over applicable rows`` is the value the ``greedy`` baseline
+ranks actions by.  The network (:class:`training.model.PolicyValueNet`)
+adds learned, state-dependent row offsets before that max (row opportunity
+costs) and feeds the result to the matching logit.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import torch
 
 from grinch_env import encoding as enc
 from grinch_env.agents.handeval import HandEvaluator
@@ -28,7 +32,14 @@ from grinch_env.game import DRAW_DISCARD_BASE, DRAW_PILE_ACTION, MAX_PLAYERS, NU
 from grinch_env.scoring import NUM_ROWS, resolve_layout
 
 FEATURE_SCALE = 3.0  # three points of hand value = one unit of logit at gain 1
+NUM_FEATURES = NUM_ROWS + 1  # 7 row values, then the bonus
 _EVALUATORS: dict[str, HandEvaluator] = {}
+# Score action 55 + k may only use row k; the other actions may use any unused row.
+_SCORE_ROW = torch.zeros(NUM_ACTIONS, NUM_ROWS, dtype=torch.bool)
+_SCORE_ROW[SCORE_BASE:, :] = torch.eye(NUM_ROWS, dtype=torch.bool)
+_IS_SCORE = torch.zeros(NUM_ACTIONS, dtype=torch.bool)
+_IS_SCORE[SCORE_BASE:] = True
+NOT_APPLICABLE = -1e4
 
 
 def _evaluator(bonus_layout: str) -> HandEvaluator:
@@ -42,16 +53,19 @@ def _hands(hand: np.ndarray) -> np.ndarray:
     return np.nonzero(hand)[1].reshape(hand.shape[0], -1)
 
 
+def _scored(ev: HandEvaluator, cards: np.ndarray) -> np.ndarray:
+    rows, bonus = ev.score(cards)
+    return np.concatenate([rows, bonus[..., None]], axis=-1)
+
+
 def action_features(observations: np.ndarray, masks: np.ndarray, bonus_layout: str = "standard") -> np.ndarray:
-    """Return ``float32[B, 62]``: each legal action's immediate hand value / FEATURE_SCALE (see the module docstring)."""
+    """Return ``float32[B, 62, 8]``: each legal action's resulting row values and bonus / FEATURE_SCALE (module docstring)."""
     obs = np.asarray(observations, dtype=np.float32).reshape(-1, enc.OBS_SIZE)
     mask = np.asarray(masks).reshape(-1, NUM_ACTIONS) > 0
     ev = _evaluator(bonus_layout)
-    out = np.zeros(mask.shape, dtype=np.float32)
-    hand = obs[:, : NUM_CARDS] > 0.5
+    out = np.zeros(mask.shape + (NUM_FEATURES,), dtype=np.float32)
+    hand = obs[:, :NUM_CARDS] > 0.5
     sizes = hand.sum(1)
-    used = obs[:, enc.ROW_USED: enc.ROW_USED + NUM_ROWS] > 0.5
-    offsets = np.where(used, -np.inf, 0.0)
     discard = mask[:, :DRAW_PILE_ACTION].any(1)
     draw = mask[:, DRAW_PILE_ACTION:SCORE_BASE].any(1)
     score = mask[:, SCORE_BASE:].any(1)
@@ -61,15 +75,14 @@ def action_features(observations: np.ndarray, masks: np.ndarray, bonus_layout: s
         if len(rows) and h > 1:
             cards = _hands(hand[rows])  # [G, h]
             keep = np.array([[j for j in range(h) if j != i] for i in range(h)])  # [h, h-1]
-            values = ev.value(cards[:, keep], offsets[rows][:, None, :])  # [G, h]
-            out[rows[:, None], cards] = values
+            out[rows[:, None], cards] = _scored(ev, cards[:, keep])  # [G, h, 8]
         # Draws: the hand plus every possible card, read at the pile tops and averaged over the unseen cards.
         rows = np.flatnonzero(draw & (sizes == h))
         if len(rows):
             cards = _hands(hand[rows])
             g = len(rows)
             plus = np.concatenate([np.broadcast_to(cards[:, None, :], (g, NUM_CARDS, h)), np.broadcast_to(np.arange(NUM_CARDS), (g, NUM_CARDS))[..., None]], axis=2)
-            values = ev.value(plus, offsets[rows][:, None, :])  # [G, 48]
+            values = _scored(ev, plus)  # [G, 48, 8]
             o = obs[rows]
             seen = hand[rows].copy()
             for j in range(MAX_PLAYERS):
@@ -81,15 +94,37 @@ def action_features(observations: np.ndarray, masks: np.ndarray, bonus_layout: s
                 has_top = top.max(1) > 0.5
                 out[rows[has_top], DRAW_DISCARD_BASE + j] = values[has_top, top[has_top].argmax(1)]
             unseen = ~seen
-            out[rows, DRAW_PILE_ACTION] = (values * unseen).sum(1) / np.maximum(unseen.sum(1), 1)
-        # Scoring: each unused row plus the bonus.
+            out[rows, DRAW_PILE_ACTION] = (values * unseen[..., None]).sum(1) / np.maximum(unseen.sum(1), 1)[:, None]
+        # Scoring: the hand itself; action 55 + k reads only row k (applicable_rows).
         rows = np.flatnonzero(score & (sizes == h))
         if len(rows) and h > 0:
-            row_values, bonus = ev.score(_hands(hand[rows]))
-            out[rows, SCORE_BASE:] = row_values + bonus[:, None]
-    out *= mask
+            out[rows, SCORE_BASE:] = _scored(ev, _hands(hand[rows]))[:, None, :]
+    out *= mask[..., None]
     out /= FEATURE_SCALE
     return out
 
 
-__all__ = ["FEATURE_SCALE", "action_features"]
+def applicable_rows(observations: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+    """Return ``bool[B, 62, 7]``: the rows each legal action may still use (unused rows; a score action only its own)."""
+    unused = observations[:, enc.ROW_USED: enc.ROW_USED + NUM_ROWS] < 0.5
+    rows = torch.where(_IS_SCORE[:, None], _SCORE_ROW, unused[:, None, :])
+    return rows & masks.bool()[..., None]
+
+
+def action_values(feats: torch.Tensor, applicable: torch.Tensor, offsets: torch.Tensor | None = None) -> torch.Tensor:
+    """Return ``[B, 62]``: bonus + max over applicable rows of (row value + offset); 0 where no row applies."""
+    rows = feats[..., :NUM_ROWS]
+    if offsets is not None:
+        rows = rows + offsets[:, None, :]
+    best = torch.where(applicable, rows, torch.full_like(rows, NOT_APPLICABLE)).max(-1).values
+    return torch.where(applicable.any(-1), best + feats[..., NUM_ROWS], torch.zeros_like(best))
+
+
+def greedy_values(observations: np.ndarray, masks: np.ndarray, bonus_layout: str = "standard") -> np.ndarray:
+    """Return ``float32[B, 62]``: each legal action's immediate value in its best usable row, bonus included / FEATURE_SCALE."""
+    feats = torch.from_numpy(action_features(observations, masks, bonus_layout))
+    obs = torch.as_tensor(np.asarray(observations, dtype=np.float32).reshape(-1, enc.OBS_SIZE))
+    return action_values(feats, applicable_rows(obs, torch.as_tensor(np.asarray(masks).reshape(-1, NUM_ACTIONS)))).numpy()
+
+
+__all__ = ["FEATURE_SCALE", "NUM_FEATURES", "action_features", "action_values", "applicable_rows", "greedy_values"]

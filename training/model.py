@@ -13,6 +13,7 @@ from torch.distributions import Categorical
 
 from grinch_env.encoding import OBS_SIZE
 from grinch_env.game import DRAW_PILE_ACTION, NUM_ACTIONS, SCORE_BASE
+from grinch_env.scoring import NUM_ROWS
 
 # A finite large negative rather than -inf: softmax still gives exactly 0 in
 # float32 (exp underflows), and 0 * logit stays finite in the entropy.
@@ -46,11 +47,17 @@ ACTION_KIND = torch.tensor([0] * DRAW_PILE_ACTION + [1] * (SCORE_BASE - DRAW_PIL
 class PolicyValueNet(nn.Module):
     """An MLP trunk with a policy head (62 logits) and a value head (the actor's expected return).
 
-    With ``action_features`` the input also holds :func:`training.features.action_features`
-    (each legal action's immediate hand value) and each logit gets
-    ``gain[kind] * feature`` added, one learned gain per action kind
-    (discard, draw, score), initialised to 1: the first policy already
-    leans towards the greedy move and training learns how much to trust it.
+    With ``action_features`` the network also reads
+    :func:`training.features.action_features` (the row values and bonus of
+    the hand each legal action leads to).  The trunk gets each action's
+    greedy value (bonus + best usable row); a row-offset head turns the
+    trunk's state into one offset per row (a learned opportunity cost of
+    using that row now, initialised to 0), and each logit gets
+    ``gain[kind] * (bonus + max over usable rows of (row value + offset))``
+    added, one learned gain per action kind (discard, draw, score),
+    initialised to 1.  So the first policy leans towards the greedy move,
+    and training learns which rows to save and how much to trust the
+    immediate value.
     """
 
     def __init__(self, hidden_sizes: list[int] | tuple[int, ...] = (256, 256), action_features: bool = False, bonus_layout: str = "standard") -> None:
@@ -69,6 +76,9 @@ class PolicyValueNet(nn.Module):
         self.hidden_sizes = list(hidden_sizes)
         if self.action_features:
             self.feature_gain = nn.Parameter(torch.ones(3))
+            self.row_offset_head = nn.Linear(width, NUM_ROWS)
+            nn.init.zeros_(self.row_offset_head.weight)
+            nn.init.zeros_(self.row_offset_head.bias)
 
     def features(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray | None:
         """Return the action features this network reads for a numpy batch (None without ``action_features``)."""
@@ -78,13 +88,17 @@ class PolicyValueNet(nn.Module):
 
         return action_features(observations, masks, self.bonus_layout)
 
-    def forward(self, obs: torch.Tensor, feats: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-        """Return (logits[B, 62], value[B])."""
+    def forward(self, obs: torch.Tensor, feats: torch.Tensor | None = None, mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """Return (logits[B, 62], value[B]); with action features, ``feats`` and ``mask`` are required."""
         if self.action_features:
-            if feats is None:
-                raise ValueError("this network reads action features: pass feats (training.features.action_features)")
-            x = self.trunk(torch.cat([obs, feats], dim=-1))
-            logits = self.policy_head(x) + self.feature_gain[ACTION_KIND] * feats
+            if feats is None or mask is None:
+                raise ValueError("this network reads action features: pass feats (training.features.action_features) and the mask")
+            from training.features import action_values, applicable_rows
+
+            usable = applicable_rows(obs, mask)
+            x = self.trunk(torch.cat([obs, action_values(feats, usable)], dim=-1))
+            values = action_values(feats, usable, self.row_offset_head(x))
+            logits = self.policy_head(x) + self.feature_gain[ACTION_KIND] * values
         else:
             x = self.trunk(obs)
             logits = self.policy_head(x)
@@ -92,7 +106,7 @@ class PolicyValueNet(nn.Module):
 
     def distribution(self, obs: torch.Tensor, mask: torch.Tensor, feats: torch.Tensor | None = None) -> tuple[MaskedCategorical, torch.Tensor]:
         """Return the masked action distribution and the value for a batch of observations."""
-        logits, value = self(obs, feats)
+        logits, value = self(obs, feats, mask)
         return MaskedCategorical(logits, mask), value
 
     @torch.no_grad()

@@ -25,6 +25,7 @@ import torch
 from grinch_env.encoding import OBS_SIZE
 from grinch_env.game import MAX_PLAYERS, NUM_ACTIONS, decisions_per_game
 from training.config import TrainConfig
+from training.features import NUM_FEATURES
 from training.model import PolicyValueNet
 
 SELF = "self"
@@ -174,7 +175,7 @@ def collect_rollout(engine, model: PolicyValueNet, pool: OpponentPool, cfg: Trai
 
     b_obs = np.zeros((num_steps, num_envs, OBS_SIZE), dtype=np.float32)
     b_masks = np.zeros((num_steps, num_envs, NUM_ACTIONS), dtype=np.int8)
-    b_feats = np.zeros((num_steps, num_envs, NUM_ACTIONS), dtype=np.float32) if model.action_features else None
+    b_feats = np.zeros((num_steps, num_envs, NUM_ACTIONS, NUM_FEATURES), dtype=np.float32) if model.action_features else None
     b_actions = np.zeros((num_steps, num_envs), dtype=np.int64)
     b_logprobs = np.zeros((num_steps, num_envs), dtype=np.float32)
     b_values = np.zeros((num_steps, num_envs), dtype=np.float32)

@@ -193,6 +193,7 @@ class Trainer:
 
             self.writer = SummaryWriter(str(self.run_dir / "tb"))
         end = cfg.total_updates if stop_after is None else min(cfg.total_updates, self.update + stop_after)
+        start_steps, start_time = self.env_steps, time.perf_counter()
         bar = tqdm(total=cfg.total_updates, initial=self.update, disable=not self.progress, desc=cfg.run_name, unit="upd", dynamic_ncols=True)
         try:
             while self.update < end:
@@ -203,6 +204,9 @@ class Trainer:
             tqdm.write(f"interrupted at update {self.update}: saved {path}; resume with --resume")
             raise
         bar.close()
+        elapsed = time.perf_counter() - start_time
+        if self.env_steps > start_steps:
+            tqdm.write(f"trained {self.env_steps - start_steps} env steps in {elapsed:.0f} s: {(self.env_steps - start_steps) / elapsed:.0f} steps/s (evaluations included)")
         self.save()
         if not (self.run_dir / BEST).exists():
             self.save(BEST)  # no periodic evaluation picked one: the final weights are the best we know
@@ -236,6 +240,10 @@ class Trainer:
             name = f"update_{self.update:06d}"
             atomic_torch_save(self.model.state_dict(), self.run_dir / SNAPSHOT_DIR / f"{name}.pt")
             self.pool.add_snapshot(name, self.model.state_dict())
+            kept = {f"{n}.pt" for n, _ in self.pool.snapshots}
+            for old in (self.run_dir / SNAPSHOT_DIR).glob("update_*.pt"):
+                if old.name not in kept:  # dropped from the pool: latest.pt no longer refers to it
+                    old.unlink()
         if cfg.eval.every and self.update % cfg.eval.every == 0:
             self._periodic_eval(stats)
         self._log(stats, bar)
