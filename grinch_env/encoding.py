@@ -107,7 +107,6 @@ _OWN_ROWS = list(range(OWN_ROW_VALUES, OWN_ROW_VALUES + NUM_ROWS)) + [OWN_BONUS]
 # _ROTATIONS[n][seat][j]: the absolute seat at relative seat j.
 _ROTATIONS = {n: tuple(tuple((seat + j) % n for j in range(n)) for seat in range(n)) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)}
 _AT_TABLE_INDEX = {n: [AT_TABLE + j for j in range(n)] for n in _ROTATIONS}
-_TOTALS_INDEX = {n: np.array([TOTALS + j for j in range(n)], dtype=np.intp) for n in _ROTATIONS}
 # Where _write_fast_features writes its values: draw-pile size, hand sizes, own row values and bonus.
 _FAST_VALUE_INDEX = {n: np.array([DRAW_PILE_SIZE] + [HAND_SIZE + j for j in range(n)] + _OWN_ROWS, dtype=np.intp) for n in _ROTATIONS}
 
@@ -138,63 +137,98 @@ class Encoder:
     """Encodes one game's observations like :func:`encode`, caching what changes only at scoring or between rounds.
 
     The seat table, the Grinch's seat, the round and the score pads (rows used,
-    points, totals) are written once per seat into a template; each call copies
-    the template and adds the rest.  The cache assumes the game changes only
-    through :meth:`Game.step` (as in the environment): it is keyed by the game
-    object, the round and how many players have scored this round.
+    points, totals) live in one template per seat; each call copies the
+    template and adds the rest.  When players have scored since a template was
+    written, only their entries (and the round's, at a new round) are patched.
+    The cache assumes the game changes only through :meth:`Game.step` (as in
+    the environment): it is keyed by the game object and the number of scores
+    written so far, which determine these features.
     """
 
-    __slots__ = ("_game", "_key", "_templates", "_scales")
+    __slots__ = ("_game", "_templates", "_scales")
 
     def __init__(self) -> None:
         self._game: Game | None = None
-        self._key: tuple[int, int] | None = None
-        self._templates: dict[int, np.ndarray] = {}
+        # seat -> (template, scores written when it was last brought up to date, its round one-hots)
+        self._templates: dict[int, tuple[np.ndarray, int, list[int]]] = {}
         self._scales: Scales | None = None
 
     def __call__(self, game: Game, seat: int) -> np.ndarray:
         """Return the observation of ``game`` from ``seat`` (equal to ``encode(game, seat)``)."""
-        key = (game.round, game.pos if game.phase == PHASE_SCORE else -1)
-        if game is not self._game or key != self._key:
-            if game is not self._game:
-                self._scales = scales_for(game.layout)
+        if game is not self._game:
             self._game = game
-            self._key = key
+            self._scales = scales_for(game.layout)
             self._templates = {}
-        template = self._templates.get(seat)
-        if template is None:
-            template = np.zeros(OBS_SIZE, dtype=np.float32)
-            _write_slow_features(game, seat, self._scales, template)
-            self._templates[seat] = template
-        obs = template.copy()
+        scored = game.round * game.num_players + (game.pos if game.phase == PHASE_SCORE else 0)
+        entry = self._templates.get(seat)
+        if entry is None or entry[1] != scored:
+            entry = self._templates[seat] = self._bring_up_to_date(game, seat, entry, scored)
+        obs = entry[0].copy()
         _write_fast_features(game, seat, self._scales, obs)
         return obs
 
+    def _bring_up_to_date(self, game: Game, seat: int, entry: tuple | None, scored: int) -> tuple[np.ndarray, int, list[int]]:
+        """Return ``seat``'s template entry for a game in which ``scored`` scores have been written."""
+        n = game.num_players
+        round_ones = _round_ones(game, seat)
+        if entry is None or not 0 < scored - entry[1] < n:
+            template = np.zeros(OBS_SIZE, dtype=np.float32)
+            template.put(_AT_TABLE_INDEX[n], 1.0)
+            template.put(round_ones, 1.0)
+            _write_score_features(game, seat, range(n), self._scales, template)
+            return template, scored, round_ones
+        template, before, old_round_ones = entry
+        # Score number c was written by the (c % n)-th player of round c // n: Whos from the Grinch's left, Grinch last.
+        first = game.first_grinch + 1
+        _write_score_features(game, seat, {(first + c // n + c % n) % n for c in range(before, scored)}, self._scales, template)
+        if round_ones != old_round_ones:
+            template.put(old_round_ones, 0.0)
+            template.put(round_ones, 1.0)
+        return template, scored, round_ones
 
-def _write_slow_features(game: Game, seat: int, scales: Scales, obs: np.ndarray) -> None:
-    """Write the features that change only when someone scores or a round starts (``obs`` is zero there)."""
+
+def _round_ones(game: Game, seat: int) -> list[int]:
+    """Return the indices of the round's one-hot features from ``seat``: the Grinch's relative seat, the round, rounds left."""
     n = game.num_players
-    sheets = game.score_sheet
-    totals = game.totals
-    rotation = _ROTATIONS[n][seat]
     rnd = min(game.round, game.num_rounds - 1)
     g = game.grinch - seat
-    ones = _AT_TABLE_INDEX[n] + [GRINCH_SEAT + (g + n if g < 0 else g), ROUND + rnd, ROUNDS_LEFT + game.num_rounds - 1 - rnd]
+    return [GRINCH_SEAT + (g + n if g < 0 else g), ROUND + rnd, ROUNDS_LEFT + game.num_rounds - 1 - rnd]
+
+
+def _write_score_features(game: Game, seat: int, seats, scales: Scales, obs: np.ndarray) -> None:
+    """Write the score-pad features (rows used, points, total) of the absolute ``seats`` as ``seat`` sees them."""
+    n = game.num_players
+    sheets = game.score_sheet
+    ones = []
     idx = []
     vals = []
     points_scale = scales.points
-    for p, used, at in zip(rotation, _ROW_USED, _ROW_POINTS):
+    for p in seats:
+        j = p - seat
+        if j < 0:
+            j += n
         sheet = sheets[p]
         if sheet.count(None) != NUM_ROWS:
+            used = _ROW_USED[j]
+            at = _ROW_POINTS[j]
             for k, v in enumerate(sheet):
                 if v is not None:
                     ones.append(used[k])
                     idx.append(at[k])
                     vals.append(v / points_scale)
-    obs.put(ones, 1.0)
-    if idx:
-        obs.put(idx, vals)
-    obs.put(_TOTALS_INDEX[n], [totals[p] / scales.total for p in rotation])
+        idx.append(TOTALS + j)
+        vals.append(game.totals[p] / scales.total)
+    if ones:
+        obs.put(ones, 1.0)
+    obs.put(idx, vals)
+
+
+def _write_slow_features(game: Game, seat: int, scales: Scales, obs: np.ndarray) -> None:
+    """Write the features that change only when someone scores or a round starts (``obs`` is zero there)."""
+    n = game.num_players
+    obs.put(_AT_TABLE_INDEX[n], 1.0)
+    obs.put(_round_ones(game, seat), 1.0)
+    _write_score_features(game, seat, range(n), scales, obs)
 
 
 def _write_fast_features(game: Game, seat: int, scales: Scales, obs: np.ndarray) -> None:
@@ -241,12 +275,17 @@ def _write_fast_features(game: Game, seat: int, scales: Scales, obs: np.ndarray)
 
 def action_mask(game: Game, seat: int, out: np.ndarray | None = None) -> np.ndarray:
     """Return the ``int8[62]`` mask of ``seat``'s legal actions (all zeros unless ``seat`` is to act)."""
-    mask = np.zeros(NUM_ACTIONS, dtype=np.int8) if out is None else out
     if out is not None:
-        mask.fill(0)
+        out.fill(0)
+        if game.current == seat:
+            out[game.legal_actions()] = 1
+        return out
+    # A bytearray filled item by item and viewed as int8 costs half of np.zeros plus fancy indexing.
+    buffer = bytearray(NUM_ACTIONS)
     if game.current == seat:
-        mask[game.legal_actions()] = 1
-    return mask
+        for a in game.legal_actions():
+            buffer[a] = 1
+    return np.frombuffer(buffer, dtype=np.int8)
 
 
 __all__ = ["OBS_SIZE", "Scales", "action_mask", "Encoder", "encode", "scales_for", "DRAW_PILE_ACTION"]

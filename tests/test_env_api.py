@@ -11,6 +11,7 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
 import grinch_env
+import grinch_env.encoding
 from grinch_env.cards import NUM_CARDS
 from grinch_env.encoding import (
     AT_TABLE,
@@ -366,3 +367,34 @@ def test_env_observation_is_a_fresh_array_each_time():
     assert a["observation"] is not b["observation"] and np.array_equal(a["observation"], b["observation"])
     a["observation"][:] = 0
     assert e.observe("player_1")["observation"].sum() > 0
+
+
+def test_encoder_called_at_random_moments_equals_the_reference():
+    # The env asks only the actor's observation, so an Encoder's templates are brought up to date
+    # across several scores and rounds at once; here the gaps are random.
+    rng = np.random.default_rng(0)
+    checked = 0
+    for n in range(2, 7):
+        for seed in range(6):
+            game = Game(n, rng=seed, first_grinch=seed % n, num_rounds=None if seed % 2 else 2)
+            encoder = Encoder()
+            while True:
+                for seat in range(n):
+                    if rng.random() < 0.15 or game.done:
+                        assert np.array_equal(encoder(game, seat), reference_encode(game, seat))
+                        checked += 1
+                if game.done:
+                    break
+                legal = game.legal_actions()
+                game.step(legal[rng.integers(len(legal))])
+    assert checked > 1500
+
+
+def test_action_mask_forms():
+    game = Game(3, rng=0)
+    mask = grinch_env.encoding.action_mask(game, game.current)
+    assert mask.dtype == np.int8 and mask.shape == (62,) and mask.flags.writeable
+    assert np.flatnonzero(mask).tolist() == game.legal_actions()
+    out = np.ones(62, dtype=np.int8)
+    assert grinch_env.encoding.action_mask(game, (game.current + 1) % 3, out=out) is out and not out.any()
+    assert np.array_equal(grinch_env.encoding.action_mask(game, game.current, out=out), mask)
