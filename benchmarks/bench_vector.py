@@ -8,8 +8,9 @@ masks built at every decision, the random choice included):
   (the ``None`` steps of terminated agents are not decisions);
 * the scalar-loop reference engine (``grinch_env._vector_reference``) at 64 games;
 * :class:`grinch_env.vector.VectorGrinch` at each batch size (default 1, 64,
-  1024, 8192), with ``copy=True`` (default, new arrays every step) and, for
-  the large sizes, ``copy=False`` (the engine's own buffers);
+  1024, 8192), with the numpy and (if numba is installed) the numba
+  observation backend, with ``copy=True`` (default, new arrays every step)
+  and, for the large sizes, ``copy=False`` (the engine's own buffers);
 * a 2x256 MLP forward pass (torch, 1 thread) on a batch of observations, alone
   and with the engine, as a proxy of a policy's cost;
 * the trainer's ``training.selfplay.collect_rollout`` (pure self-play, the
@@ -20,7 +21,7 @@ per CPU-second of this process instead, steadier on a shared machine.
 
 Usage::
 
-    python benchmarks/bench_vector.py                      # about 1 minute
+    python benchmarks/bench_vector.py                      # about 45 s
     python benchmarks/bench_vector.py --seconds 1 --players 2 --sizes 1 64 1024
 """
 
@@ -154,14 +155,19 @@ def main(argv: list[str] | None = None) -> None:
     aec = aec_decisions_per_second(n, sec, cpu)
     rows.append(("AEC env (grinch_env.env)", aec))
     rows.append(("reference engine (scalar loop), 64 games", engine_decisions_per_second(ReferenceVectorGrinch(64, n, seed=0), sec, cpu)))
-    for b in args.sizes:
-        rows.append((f"VectorGrinch {b} games", engine_decisions_per_second(VectorGrinch(b, n, seed=0), sec, cpu)))
-        if b >= 1024:
-            rows.append((f"VectorGrinch {b} games, copy=False", engine_decisions_per_second(VectorGrinch(b, n, seed=0, copy=False), sec, cpu)))
+    backends = ["numpy"] + (["numba"] if VectorGrinch(1).backend == "numba" else [])
+    for backend in backends:
+        for b in args.sizes:
+            rate = engine_decisions_per_second(VectorGrinch(b, n, seed=0, backend=backend), sec, cpu)
+            rows.append((f"VectorGrinch {b} games, {backend}", rate))
+            if b >= 1024:
+                rate = engine_decisions_per_second(VectorGrinch(b, n, seed=0, backend=backend, copy=False), sec, cpu)
+                rows.append((f"VectorGrinch {b} games, {backend}, copy=False", rate))
     if not args.no_training:
         b = 1024
         rows.append((f"MLP 2x256 forward alone, batch {b}", mlp_forward_per_second(b, sec, cpu)))
-        rows.append((f"VectorGrinch {b} games + MLP 2x256 policy", engine_decisions_per_second(VectorGrinch(b, n, seed=0), sec, cpu, mlp_policy())))
+        engine = VectorGrinch(b, n, seed=0)
+        rows.append((f"VectorGrinch {b} games ({engine.backend}) + MLP 2x256 policy", engine_decisions_per_second(engine, sec, cpu, mlp_policy())))
         for envs in (64, 1024):
             try:
                 sps, what = rollout_samples_per_second(n, envs, sec, cpu)
