@@ -364,8 +364,8 @@ class VectorGrinch:
         """Deal a round in games ``idx`` (as ``Game._start_round``: seat p gets the deck's cards 47-2p and 46-2p)."""
         n = self.num_players[idx]
         deck = np.asarray(self._decks(idx), dtype=np.int64)
-        if deck.shape != (len(idx), NUM_CARDS):
-            raise ValueError(f"the deck source must return int[{len(idx)}, {NUM_CARDS}], got shape {deck.shape}")
+        if self._custom_decks is not None and (deck.shape != (len(idx), NUM_CARDS) or (np.sort(deck, axis=1) != np.arange(NUM_CARDS)).any()):
+            raise ValueError(f"the deck source must return int[{len(idx)}, {NUM_CARDS}], each row a permutation of 0..{NUM_CARDS - 1}; got shape {deck.shape}")
         self._deck[idx] = deck
         dealt = _BIT[deck[:, ::-1][:, : DEAL_SIZE * MAX_PLAYERS]].reshape(len(idx), MAX_PLAYERS, DEAL_SIZE)
         self._hand[idx] = np.bitwise_or.reduce(dealt, axis=2) * self._valid[idx]

@@ -222,6 +222,13 @@ def test_invalid_arguments(kwargs, message):
         VectorGrinch(**kwargs)
 
 
+def test_bad_deck_source():
+    with pytest.raises(ValueError, match="each row a permutation of 0..47"):
+        VectorGrinch(2, 3, deck_source=lambda idx: np.zeros((len(idx), 48), dtype=np.int64)).reset()
+    with pytest.raises(ValueError, match=r"the deck source must return int\[2, 48\]"):
+        VectorGrinch(2, 3, deck_source=lambda idx: np.tile(np.arange(48), (1, 1))).reset()
+
+
 def test_invalid_actions():
     venv = VectorGrinch(3, 4, seed=0)
     with pytest.raises(RuntimeError, match="call reset"):
