@@ -244,3 +244,17 @@ def test_act_batch_matches_act():
         agent.reset(9)
         assert batch.dtype == np.int64 and batch.tolist() == [agent.act(o, m) for o, m in zip(obs, masks)]
     assert DRAW_PILE_ACTION == 48 and NUM_ROWS == 7
+
+
+def test_last_round_utility_is_the_chance_to_win():
+    # 2 players, last round, the opponent has already scored: I win exactly when my total passes theirs.
+    game = Game(2, rng=0, num_rounds=1)
+    while not (game.phase == PHASE_SCORE and game.current == 1):
+        game.step(game.legal_actions()[0])
+    game.step(SCORE_BASE)  # seat 1 (a Who) scores first; seat 0, the Grinch, scores last
+    game.totals = [30, 45]
+    view = decode(encode(game, 0))
+    assert view.rounds_left == 0 and view.totals == [30, 45]
+    u = ExpectimaxAgent(seed=0, samples=2)._win_chance(view)
+    # me 30 + p against a fixed 45: lose below p = 15, tie (half a win) at 15, win above.
+    assert u[14] == pytest.approx(14e-6) and u[15] == pytest.approx(0.5 + 15e-6) and u[16] == pytest.approx(1 + 16e-6)

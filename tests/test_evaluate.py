@@ -155,3 +155,21 @@ def test_report_files_and_cli(tmp_path, capsys):
     assert main(["--agents", "greedy,random", "--players", "2", "--games", "2", "--no-progress", "--out", str(tmp_path / "c")]) == 0
     out = capsys.readouterr().out
     assert "greedy" in out and "win rate" in out and (tmp_path / "c" / "results.json").exists()
+
+
+def test_league_rates_a_directory_of_checkpoints_with_the_baselines(tmp_path):
+    torch = pytest.importorskip("torch")
+    from training.checkpoint import atomic_torch_save, make_checkpoint
+    from training.model import PolicyValueNet
+
+    torch.manual_seed(0)
+    for run in ("a", "b"):
+        atomic_torch_save(make_checkpoint(PolicyValueNet((8,)), {"run_name": run}), tmp_path / "league" / run / "latest.pt")
+    (tmp_path / "league" / "notes.txt").write_text("not a checkpoint")
+    specs = league_specs(str(tmp_path / "league"))
+    assert specs == [str(tmp_path / "league" / "a"), str(tmp_path / "league" / "b")]
+    result = evaluate(specs + ["random", "greedy"], num_players=3, num_games=12, seed=0)
+    assert list(result.per_agent) == ["a", "b", "random", "greedy"]
+    assert result.cycle_size == 12 and result.balanced
+    assert all(a["seat_games"] == 9 for a in result.per_agent.values())  # 12 games x 3 seats / 4 agents
+    assert main(["--league", str(tmp_path / "league"), "--agents", "random", "--players", "2", "--games", "6", "--no-progress"]) == 0

@@ -38,6 +38,7 @@ from grinch_env.game import DRAW_DISCARD_BASE, DRAW_PILE_ACTION, MAX_ROUNDS, SCO
 from grinch_env.scoring import NUM_ROWS
 
 HAND_SIZE = 5
+MAX_ROUND_POINTS = 200  # well above any row value plus bonus
 FULL_ROWS = (1 << NUM_ROWS) - 1
 
 
@@ -99,12 +100,18 @@ class ExpectimaxAgent(BaseAgent):
 
     name = "expectimax"
 
-    def __init__(self, seed: int | None = None, samples: int = 32, horizon_cards: int = 7, bonus_layout="standard") -> None:
+    def __init__(self, seed: int | None = None, samples: int = 32, horizon_cards: int = 7, row_weight: float = 1.0,
+                 win_aware: int = 1, bonus_layout="standard") -> None:
         if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
             raise ValueError(f"expectimax samples must be an int >= 1, got {samples!r}")
         if isinstance(horizon_cards, bool) or not isinstance(horizon_cards, int) or not 5 <= horizon_cards <= 10:
             raise ValueError(f"expectimax horizon_cards must be an int in 5..10, got {horizon_cards!r}")
+        if isinstance(row_weight, bool) or not isinstance(row_weight, (int, float)) or not 0 <= row_weight <= 3:
+            raise ValueError(f"expectimax row_weight must be a number in 0..3, got {row_weight!r}")
         self.samples = samples
+        self.row_weight = float(row_weight)
+        self.win_aware = bool(win_aware)
+        self._utility: np.ndarray | None = None
         super().__init__(seed, bonus_layout)
         self.evaluator = HandEvaluator(self.layout)
         self.rows = row_values(self.layout, self.evaluator, horizon_cards)
@@ -114,10 +121,13 @@ class ExpectimaxAgent(BaseAgent):
         view = decode(observation, self.scales)
         used = [v is not None for v in view.pads[0]]
         offsets = self.rows.offsets(used, view.rounds_left)
+        offsets[np.isfinite(offsets)] *= self.row_weight
+        # In the last round only winning matters: value a hand by the chance that its points win, not by the points.
+        self._utility = self._win_chance(view) if self.win_aware and view.rounds_left == 0 else None
         first = int(legal[0])
         if first >= SCORE_BASE:
             rows, _ = self.evaluator.score(np.array(view.hand))
-            return int(legal[pick_best((rows + offsets)[legal - SCORE_BASE], self.rng)])
+            return int(legal[pick_best((rows + offsets)[legal - SCORE_BASE], self.rng)])  # the bonus is the same for every row
         if first < DRAW_PILE_ACTION:
             return int(legal[pick_best(self._discard_values(view, legal, offsets), self.rng)])
         return int(legal[pick_best(self._draw_values(view, legal, offsets), self.rng)])
@@ -133,8 +143,30 @@ class ExpectimaxAgent(BaseAgent):
         """Return the value of the best 5-card hand inside each ``cards[..., m]`` (m >= 5)."""
         m = cards.shape[-1]
         if m <= HAND_SIZE:
-            return self.evaluator.value(cards, offsets)
-        return self.evaluator.value(cards[..., _combos(m)], offsets).max(-1)
+            values = self.evaluator.value(cards, offsets)
+        else:
+            values = self.evaluator.value(cards[..., _combos(m)], offsets).max(-1)
+        if self._utility is not None:  # monotone, so it commutes with the max above
+            values = self._utility[np.minimum(values.astype(np.int64), len(self._utility) - 1)]
+        return values
+
+    def _win_chance(self, view: View) -> np.ndarray:
+        """Return ``u[p]``: the chance to win (ties count half) if this round adds ``p`` points to my total.
+
+        Each opponent that has not scored this round yet adds a draw from the
+        reference hands restricted to its unused rows; opponents are independent.
+        """
+        best = self.rows.best
+        mine = view.totals[0] + np.arange(MAX_ROUND_POINTS + 1)
+        chance = np.ones(len(mine))
+        for j in range(1, view.num_players):
+            scored = sum(v is not None for v in view.pads[j]) > view.round
+            unused = view.unused_rows(j)
+            finals = np.sort(view.totals[j] + (np.zeros(1) if scored or not unused else best[:, unused].max(1)))
+            below = np.searchsorted(finals, mine, side="left")
+            equal = np.searchsorted(finals, mine, side="right") - below
+            chance *= (below + 0.5 * equal) / len(finals)
+        return chance + 1e-6 * np.arange(len(mine))  # more points break ties, e.g. when the game is already won or lost
 
     def _discard_values(self, view: View, legal: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         hand = view.hand
