@@ -173,3 +173,10 @@ def test_league_rates_a_directory_of_checkpoints_with_the_baselines(tmp_path):
     assert result.cycle_size == 12 and result.balanced
     assert all(a["seat_games"] == 9 for a in result.per_agent.values())  # 12 games x 3 seats / 4 agents
     assert main(["--league", str(tmp_path / "league"), "--agents", "random", "--players", "2", "--games", "6", "--no-progress"]) == 0
+
+
+def test_report_handles_a_perfect_record(tmp_path):
+    result = evaluate(["greedy", "random"], 2, 2, seed=0)
+    assert result.per_agent["greedy"]["win_rate"] == 1.0 and result.per_agent["greedy"]["win_rate_ci"][1] == 1.0
+    write_report(result, tmp_path)
+    assert (tmp_path / "win_rates.png").exists()

@@ -18,7 +18,8 @@ def wilson_interval(successes: float, trials: int, z: float = Z95) -> tuple[floa
     denom = 1 + z * z / trials
     centre = (p + z * z / (2 * trials)) / denom
     half = z / denom * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials))
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # The interval always holds p; clamping also absorbs rounding at p = 0 or 1.
+    return (max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half)))
 
 
 def mean_interval(values: Sequence[float], z: float = Z95) -> tuple[float, float, float]:

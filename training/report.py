@@ -33,8 +33,8 @@ def _plots(result: Any, out: Path) -> None:
 
     fig, ax = plt.subplots(figsize=(max(4, 1.2 * len(names) + 2), 3.5))
     rates = np.array([s["win_rate"] for s in stats])
-    lo = rates - np.array([s["win_rate_ci"][0] for s in stats])
-    hi = np.array([s["win_rate_ci"][1] for s in stats]) - rates
+    lo = np.clip(rates - np.array([s["win_rate_ci"][0] for s in stats]), 0, None)  # rounding can leave -1e-16
+    hi = np.clip(np.array([s["win_rate_ci"][1] for s in stats]) - rates, 0, None)
     ax.bar(x, rates, yerr=[lo, hi], capsize=4, color="tab:blue")
     ax.axhline(1 / result.num_players, color="grey", linestyle="--", linewidth=1, label="1 / players")
     ax.set_xticks(x, names, rotation=20, ha="right")
