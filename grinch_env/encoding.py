@@ -40,9 +40,11 @@ points_scale``, so every entry lies in ``[0, 1]``.  The action mask is
 
 from __future__ import annotations
 
+import struct
+
 import numpy as np
 
-from grinch_env.cards import NUM_CARDS
+from grinch_env.cards import NUM_CARDS, SUIT
 from grinch_env.game import (
     DRAW_PILE_ACTION,
     MAX_PLAYERS,
@@ -134,57 +136,279 @@ def encode(game: Game, seat: int, scales: Scales | None = None, out: np.ndarray 
 
 
 class Encoder:
-    """Encodes one game's observations like :func:`encode`, caching what changes only at scoring or between rounds.
+    """Encodes one game's observations like :func:`encode`, from cached byte pieces.
 
-    The seat table, the Grinch's seat, the round and the score pads (rows used,
-    points, totals) live in one template per seat; each call copies the
-    template and adds the rest.  When players have scored since a template was
-    written, only their entries (and the round's, at a new round) are patched.
-    The cache assumes the game changes only through :meth:`Game.step` (as in
-    the environment): it is keyed by the game object and the number of scores
-    written so far, which determine these features.
+    The observation is assembled with one ``bytearray.join`` of pieces that
+    are each cached where they change: every absolute seat's 192-float
+    pile/known block (rebuilt only when that pile or list changed; the
+    relative order is a slice of the doubled list of blocks), the score-pad
+    pieces of every seat (rebuilt when a pad changed), the seat table and
+    round one-hots (per round), the hand sizes and the turn/phase/draw-pile
+    features (small global tables), the own hand's row values (keyed by the
+    hand's suit/rank multiset) and bonus (keyed by its suit counts and bonus
+    cards).  Every call returns a fresh, writable ``float32[1337]`` array.
+
+    Piles, known cards and score pads are compared by content with the game's
+    lists; the round features are keyed by ``game.round``, so a game is
+    expected to change only through :meth:`Game.step` (as in the
+    environment), and a different game object resets the cache.
     """
 
-    __slots__ = ("_game", "_templates", "_scales")
+    __slots__ = (
+        "_game", "_n", "_scales", "_tables", "_rot", "_pad_blocks", "_pad_hs",
+        "_piles", "_known", "_blocks", "_blocks2",
+        "_round", "_round_pieces",
+        "_sheets", "_totals", "_score_pieces", "_score_version", "_score_by_seat",
+    )
 
     def __init__(self) -> None:
         self._game: Game | None = None
-        # seat -> (template, scores written when it was last brought up to date, its round one-hots)
-        self._templates: dict[int, tuple[np.ndarray, int, list[int]]] = {}
-        self._scales: Scales | None = None
+
+    def _reset(self, game: Game) -> None:
+        self._game = game
+        n = self._n = game.num_players
+        self._scales = scales = scales_for(game.layout)
+        self._tables = _hand_tables(game.layout, scales)
+        self._rot = _ROTATIONS[n]
+        self._pad_blocks = bytes(_BLOCK_BYTES * (MAX_PLAYERS - n))
+        self._piles = [None] * n
+        self._known = [None] * n
+        self._blocks = [b""] * n
+        self._round = None
+        self._sheets = [None] * n
+        self._totals = None
+        self._score_pieces = [None] * n
+        self._score_version = 0
+        self._score_by_seat = {}
+
+    def _update_blocks(self, piles: list, known: list) -> None:
+        snap_piles = self._piles
+        snap_known = self._known
+        blocks = self._blocks
+        for p in range(self._n):
+            pile = piles[p]
+            kn = known[p]
+            if pile != snap_piles[p] or kn != snap_known[p]:
+                snap_piles[p] = pile[:]
+                snap_known[p] = kn[:]
+                blocks[p] = _seat_block(pile, kn)
+        self._blocks2 = blocks + blocks
+
+    def _update_round(self, game: Game) -> None:
+        n = self._n
+        self._round = game.round
+        rnd = min(game.round, game.num_rounds - 1)
+        at_table = [1.0] * n + [0.0] * (MAX_PLAYERS - n)
+        pieces = []
+        for seat in range(n):
+            grinch = [0.0] * MAX_PLAYERS
+            grinch[(game.grinch - seat) % n] = 1.0
+            pieces.append(_PACK_12F(*at_table, *grinch))
+        rounds = [0.0] * (2 * MAX_ROUNDS)
+        rounds[rnd] = 1.0
+        rounds[MAX_ROUNDS + game.num_rounds - 1 - rnd] = 1.0
+        self._round_pieces = (pieces, _PACK_12F(*rounds))
+
+    def _update_scores(self, game: Game) -> None:
+        scales = self._scales
+        sheets = game.score_sheet
+        snap = self._sheets
+        pieces = self._score_pieces
+        totals = game.totals
+        for p in range(self._n):
+            sheet = sheets[p]
+            if sheet != snap[p] or pieces[p] is None:
+                snap[p] = sheet[:]
+                used = [0.0] * NUM_ROWS
+                points = [0.0] * NUM_ROWS
+                for k, v in enumerate(sheet):
+                    if v is not None:
+                        used[k] = 1.0
+                        points[k] = v / scales.points
+                pieces[p] = (_PACK_7F(*used), _PACK_7F(*points), totals[p])
+        self._totals = totals[:]
+        self._score_version += 1
+
+    def _score_bytes(self, seat: int) -> bytes:
+        """Return the score-pad features (rows used, points, totals) as ``seat`` sees them."""
+        pieces = self._score_pieces
+        rot = self._rot[seat]
+        pad = _PAD_ROWS[self._n]
+        total_scale = self._scales.total
+        totals = [pieces[p][2] / total_scale for p in rot]
+        totals += [0.0] * (MAX_PLAYERS - self._n)
+        data = b"".join([pieces[p][0] for p in rot] + [pad] + [pieces[p][1] for p in rot] + [pad, _PACK_6F(*totals)])
+        self._score_by_seat[seat] = (self._score_version, data)
+        return data
 
     def __call__(self, game: Game, seat: int) -> np.ndarray:
         """Return the observation of ``game`` from ``seat`` (equal to ``encode(game, seat)``)."""
         if game is not self._game:
-            self._game = game
-            self._scales = scales_for(game.layout)
-            self._templates = {}
-        scored = game.round * game.num_players + (game.pos if game.phase == PHASE_SCORE else 0)
-        entry = self._templates.get(seat)
-        if entry is None or entry[1] != scored:
-            entry = self._templates[seat] = self._bring_up_to_date(game, seat, entry, scored)
-        obs = entry[0].copy()
-        _write_fast_features(game, seat, self._scales, obs)
-        return obs
+            self._reset(game)
+            self._update_blocks(game.piles, game.known)
+        else:
+            piles = game.piles
+            known = game.known
+            if piles != self._piles or known != self._known:
+                self._update_blocks(piles, known)
+        if game.round != self._round:
+            self._update_round(game)
+        if game.score_sheet != self._sheets or game.totals != self._totals:
+            self._update_scores(game)
+        entry = self._score_by_seat.get(seat)
+        scores = entry[1] if entry is not None and entry[0] == self._score_version else self._score_bytes(seat)
+        n = self._n
+        hands = game.hands
+        hand = hands[seat]
+        tables = self._tables
+        rows = tables.rows.get(sum(map(_KIND_BITS.__getitem__, hand)))
+        if rows is None:
+            rows = tables.rows_miss(hand)
+        bonus = tables.bonus.get(sum(map(tables.bonus_bits.__getitem__, hand)))
+        if bonus is None:
+            bonus = tables.bonus_miss(hand)
+        sizes = _HAND_SIZES.get((tuple(map(len, hands)), seat))
+        if sizes is None:
+            sizes = _hand_sizes(hands, self._rot[seat])
+        turn = _TURN_PHASE.get((game.turn, game.phase, game.draws_made, len(game.draw_pile)))
+        if turn is None:
+            turn = _turn_phase(game)
+        round_pieces = self._round_pieces
+        buffer = bytearray().join((
+            sum(map(_HAND_BITS.__getitem__, hand)).to_bytes(_HAND_BYTES, "little"),
+            *self._blocks2[seat:seat + n],
+            self._pad_blocks,
+            round_pieces[0][seat],
+            sizes,
+            round_pieces[1],
+            turn,
+            scores,
+            rows,
+            bonus,
+            _ONE if game.current == seat and game.phase in _PHASE_INDEX else _ZERO,
+        ))
+        return np.frombuffer(buffer, _FLOAT32)
 
-    def _bring_up_to_date(self, game: Game, seat: int, entry: tuple | None, scored: int) -> tuple[np.ndarray, int, list[int]]:
-        """Return ``seat``'s template entry for a game in which ``scored`` scores have been written."""
-        n = game.num_players
-        round_ones = _round_ones(game, seat)
-        if entry is None or not 0 < scored - entry[1] < n:
-            template = np.zeros(OBS_SIZE, dtype=np.float32)
-            template.put(_AT_TABLE_INDEX[n], 1.0)
-            template.put(round_ones, 1.0)
-            _write_score_features(game, seat, range(n), self._scales, template)
-            return template, scored, round_ones
-        template, before, old_round_ones = entry
-        # Score number c was written by the (c % n)-th player of round c // n: Whos from the Grinch's left, Grinch last.
-        first = game.first_grinch + 1
-        _write_score_features(game, seat, {(first + c // n + c % n) % n for c in range(before, scored)}, self._scales, template)
-        if round_ones != old_round_ones:
-            template.put(old_round_ones, 0.0)
-            template.put(round_ones, 1.0)
-        return template, scored, round_ones
+
+# ----------------------------------------------------------- Encoder's pieces
+# A feature block as a little-endian int: float32 1.0 (0x3F800000) in the 4 bytes of each set entry.
+_ONE_BITS = 0x3F800000
+_FLOAT32 = np.dtype(np.float32)
+_ONE = struct.pack("<f", 1.0)
+_ZERO = bytes(4)
+_HAND_BYTES = 4 * NUM_CARDS
+_BLOCK_BYTES = 4 * SEAT_STRIDE
+_HAND_BITS = tuple(_ONE_BITS << (32 * c) for c in range(NUM_CARDS))
+_PILE_BITS = tuple(_ONE_BITS << (32 * (PILE_CONTENTS + c)) for c in range(NUM_CARDS))
+_TOP_BITS = tuple(_ONE_BITS << (32 * (PILE_TOP + c)) for c in range(NUM_CARDS))
+_SECOND_BITS = tuple(_ONE_BITS << (32 * (PILE_SECOND + c)) for c in range(NUM_CARDS))
+_KNOWN_BITS = tuple(_ONE_BITS << (32 * (KNOWN_IN_HAND + c)) for c in range(NUM_CARDS))
+_PAD_ROWS = {n: bytes(4 * NUM_ROWS * (MAX_PLAYERS - n)) for n in _ROTATIONS}
+_PACK_6F = struct.Struct("<6f").pack
+_PACK_7F = struct.Struct("<7f").pack
+_PACK_8F = struct.Struct("<8f").pack
+_PACK_12F = struct.Struct("<12f").pack
+_CACHE_LIMIT = 1 << 16
+
+# (pile tuple, known tuple) -> the 192-float block of a seat (contents, top, second, known in hand).
+_SEAT_BLOCKS: dict[tuple, bytes] = {}
+
+
+def _seat_block(pile: list[int], known: list[int]) -> bytes:
+    key = (tuple(pile), tuple(known))
+    block = _SEAT_BLOCKS.get(key)
+    if block is None:
+        bits = 0
+        for c in pile:
+            bits |= _PILE_BITS[c]
+        if pile:
+            bits |= _TOP_BITS[pile[-1]]
+            if len(pile) > 1:
+                bits |= _SECOND_BITS[pile[-2]]
+        for c in known:
+            bits |= _KNOWN_BITS[c]
+        block = bits.to_bytes(_BLOCK_BYTES, "little")
+        if len(_SEAT_BLOCKS) >= _CACHE_LIMIT:
+            _SEAT_BLOCKS.clear()
+        _SEAT_BLOCKS[key] = block
+    return block
+
+
+# (hand sizes by absolute seat, observer) -> the hand-size features.
+_HAND_SIZES: dict[tuple, bytes] = {}
+
+
+def _hand_sizes(hands: list[list[int]], rotation: tuple[int, ...]) -> bytes:
+    sizes = [len(hands[p]) / MAX_HAND for p in rotation]
+    data = _PACK_6F(*sizes, *[0.0] * (MAX_PLAYERS - len(rotation)))
+    if len(_HAND_SIZES) >= _CACHE_LIMIT:
+        _HAND_SIZES.clear()
+    _HAND_SIZES[(tuple(map(len, hands)), rotation[0])] = data
+    return data
+
+
+# (turn, phase, draws made, draw-pile size) -> turn, phase, first-draw and draw-pile features.
+_TURN_PHASE: dict[tuple, bytes] = {}
+
+
+def _turn_phase(game: Game) -> bytes:
+    values = [0.0] * 8
+    phase_index = _PHASE_INDEX.get(game.phase)
+    if phase_index is not None:
+        if game.turn is not None:
+            values[game.turn - 1] = 1.0
+        values[3 + phase_index] = 1.0
+        if phase_index == 1 and game.draws_made:
+            values[6] = 1.0
+    values[7] = len(game.draw_pile) / NUM_CARDS
+    data = _PACK_8F(*values)
+    if len(_TURN_PHASE) >= _CACHE_LIMIT:
+        _TURN_PHASE.clear()
+    _TURN_PHASE[(game.turn, game.phase, game.draws_made, len(game.draw_pile))] = data
+    return data
+
+
+# Row values depend only on the multiset of (suit, rank): two bits per kind c // 2 count the copies held.
+_KIND_BITS = tuple(1 << (2 * (c // 2)) for c in range(NUM_CARDS))
+
+
+class _HandTables:
+    """Caches of the own-hand row values (by suit/rank multiset) and bonus (by suit counts and bonus cards) for one layout."""
+
+    __slots__ = ("layout", "scales", "rows", "bonus", "bonus_bits")
+
+    def __init__(self, layout: tuple, scales: Scales) -> None:
+        self.layout = layout
+        self.scales = scales
+        self.rows = _ROWS
+        self.bonus: dict[int, bytes] = {}
+        # Four bits of suit count per suit, then one bit per bonus card held.
+        self.bonus_bits = tuple((1 << (4 * SUIT[c])) | ((1 << (16 + c)) if layout[c] is not None else 0) for c in range(NUM_CARDS))
+
+    def rows_miss(self, hand: list[int]) -> bytes:
+        data = _PACK_7F(*[v / MAX_ROW_VALUE for v in row_scores(hand)])
+        if len(_ROWS) >= _CACHE_LIMIT:
+            _ROWS.clear()
+        _ROWS[sum(map(_KIND_BITS.__getitem__, hand))] = data
+        return data
+
+    def bonus_miss(self, hand: list[int]) -> bytes:
+        data = struct.pack("<f", bonus_points(hand, self.layout) / self.scales.bonus)
+        if len(self.bonus) >= _CACHE_LIMIT:
+            self.bonus.clear()
+        self.bonus[sum(map(self.bonus_bits.__getitem__, hand))] = data
+        return data
+
+
+_ROWS: dict[int, bytes] = {}
+_HAND_TABLES: dict[int, _HandTables] = {}
+
+
+def _hand_tables(layout: tuple, scales: Scales) -> _HandTables:
+    tables = _HAND_TABLES.get(id(layout))
+    if tables is None or tables.layout is not layout:
+        tables = _HAND_TABLES[id(layout)] = _HandTables(layout, scales)
+    return tables
 
 
 def _round_ones(game: Game, seat: int) -> list[int]:
