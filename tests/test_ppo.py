@@ -109,3 +109,19 @@ def test_action_features_give_greedy_values_and_exact_row_scores():
             checked_scores += 1
         game.step(int(legal[rng.integers(len(legal))]))
     assert checked_scores == 18  # 6 rounds x 3 players
+
+
+@pytest.mark.parametrize("num_players", [2, 4, 6])
+def test_margin_baseline_reads_the_margin_reward_from_the_final_observation(num_players):
+    from grinch_env.encoding import encode
+    from grinch_env.env import terminal_rewards
+    from grinch_env.game import Game
+
+    game = Game(num_players, rng=num_players)
+    rng = np.random.default_rng(0)
+    while not game.done:
+        legal = game.legal_actions()
+        game.step(legal[rng.integers(len(legal))])
+    obs = torch.from_numpy(np.stack([encode(game, s) for s in range(num_players)]))
+    margin = PolicyValueNet([8], margin_baseline=True).margin_so_far(obs)
+    assert margin.tolist() == pytest.approx(terminal_rewards(game.totals, "margin"), abs=1e-6)

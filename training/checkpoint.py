@@ -75,6 +75,7 @@ def make_checkpoint(model: PolicyValueNet, config: dict[str, Any], optimizer: to
         "hidden_sizes": list(model.hidden_sizes),
         "action_features": model.action_features,
         "bonus_layout": model.bonus_layout,
+        "margin_baseline": model.margin_baseline,
         "config": config,
         "model": model.state_dict(),
         "optimizer": optimizer.state_dict() if optimizer is not None else None,
@@ -115,7 +116,12 @@ def resolve_checkpoint(path: str | Path) -> Path:
 
 def model_from_checkpoint(ckpt: dict[str, Any]) -> PolicyValueNet:
     """Return the network stored in ``ckpt``, in eval mode."""
-    net = PolicyValueNet(ckpt["hidden_sizes"], action_features=ckpt.get("action_features", False), bonus_layout=ckpt.get("bonus_layout", "standard"))
+    net = PolicyValueNet(
+        ckpt["hidden_sizes"],
+        action_features=ckpt.get("action_features", False),
+        bonus_layout=ckpt.get("bonus_layout", "standard"),
+        margin_baseline=ckpt.get("margin_baseline", False),
+    )
     net.load_state_dict(ckpt["model"])
     net.eval()
     return net

@@ -25,6 +25,7 @@ class _Section(BaseModel):
 class ModelConfig(_Section):
     hidden_sizes: list[int] = Field(default=[256, 256], description="widths of the shared MLP trunk's hidden layers (ReLU)")
     action_features: bool = Field(default=True, description="feed each action's immediate hand value (training/features.py) to the net and its logit")
+    margin_baseline: bool = Field(default=True, description="with reward_mode margin, the value head predicts the rest of the game on top of the margin so far")
 
     @field_validator("hidden_sizes")
     @classmethod

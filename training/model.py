@@ -11,9 +11,10 @@ import torch
 from torch import nn
 from torch.distributions import Categorical
 
-from grinch_env.encoding import OBS_SIZE
-from grinch_env.game import DRAW_PILE_ACTION, NUM_ACTIONS, SCORE_BASE
-from grinch_env.scoring import NUM_ROWS
+from grinch_env.encoding import AT_TABLE, OBS_SIZE, TOTALS, Scales
+from grinch_env.env import MARGIN_SCALE
+from grinch_env.game import DRAW_PILE_ACTION, MAX_PLAYERS, NUM_ACTIONS, SCORE_BASE
+from grinch_env.scoring import NUM_ROWS, resolve_layout
 
 # A finite large negative rather than -inf: softmax still gives exactly 0 in
 # float32 (exp underflows), and 0 * logit stays finite in the entropy.
@@ -60,10 +61,19 @@ class PolicyValueNet(nn.Module):
     immediate value.
     """
 
-    def __init__(self, hidden_sizes: list[int] | tuple[int, ...] = (256, 256), action_features: bool = False, bonus_layout: str = "standard") -> None:
+    def __init__(
+        self,
+        hidden_sizes: list[int] | tuple[int, ...] = (256, 256),
+        action_features: bool = False,
+        bonus_layout: str = "standard",
+        margin_baseline: bool = False,
+    ) -> None:
         super().__init__()
         self.action_features = bool(action_features)
         self.bonus_layout = bonus_layout
+        self.margin_baseline = bool(margin_baseline)
+        # Observation totals are divided by the layout's total_scale; the margin reward divides by MARGIN_SCALE.
+        self._total_to_reward = Scales(resolve_layout(bonus_layout)).total / MARGIN_SCALE
         layers: list[nn.Module] = []
         width = OBS_SIZE + (NUM_ACTIONS if self.action_features else 0)
         for h in hidden_sizes:
@@ -102,7 +112,21 @@ class PolicyValueNet(nn.Module):
         else:
             x = self.trunk(obs)
             logits = self.policy_head(x)
-        return logits, self.value_head(x).squeeze(-1)
+        value = self.value_head(x).squeeze(-1)
+        if self.margin_baseline:
+            value = value + self.margin_so_far(obs)
+        return logits, value
+
+    def margin_so_far(self, obs: torch.Tensor) -> torch.Tensor:
+        """Return the actor's margin reward if the game ended now: own total minus the others' mean, / 100.
+
+        With ``margin_baseline`` the value head predicts only the rest of the
+        game on top of it, so past rounds' luck no longer adds to the
+        advantages' noise (the value function need not relearn a sum it can read).
+        """
+        totals = obs[:, TOTALS:TOTALS + MAX_PLAYERS]
+        n = obs[:, AT_TABLE:AT_TABLE + MAX_PLAYERS].sum(-1).clamp(min=2)
+        return (totals[:, 0] - totals[:, 1:].sum(-1) / (n - 1)) * self._total_to_reward
 
     def distribution(self, obs: torch.Tensor, mask: torch.Tensor, feats: torch.Tensor | None = None) -> tuple[MaskedCategorical, torch.Tensor]:
         """Return the masked action distribution and the value for a batch of observations."""

@@ -325,6 +325,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--stop-after", type=int, help="stop (saving latest.pt) after this many updates in this session")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--no-report", action="store_true", help="skip the final evaluation report")
+    parser.add_argument("--report-only", action="store_true", help="train nothing: write and print the final evaluation report of the run (with --resume PATH)")
     return parser
 
 
@@ -350,6 +351,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, FileNotFoundError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    if args.report_only:
+        print(trainer.final_report())
+        return 0
     try:
         trainer.train(stop_after=args.stop_after)
     except KeyboardInterrupt:
