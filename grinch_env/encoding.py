@@ -44,7 +44,7 @@ import struct
 
 import numpy as np
 
-from grinch_env.cards import NUM_CARDS, SUIT
+from grinch_env.cards import CARDS_PER_SUIT, NUM_CARDS, NUM_RANKS, NUM_SUITS
 from grinch_env.game import (
     DRAW_PILE_ACTION,
     MAX_PLAYERS,
@@ -56,7 +56,7 @@ from grinch_env.game import (
     PHASE_SCORE,
     Game,
 )
-from grinch_env.scoring import MAX_ROW_VALUE, NUM_ROWS, bonus_points, max_bonus, row_scores
+from grinch_env.scoring import MATCH_ROW, MAX_ROW_VALUE, NUM_ROWS, RUN_ROW, bonus_points, max_bonus, row_scores
 
 HAND = 0
 SEAT_BLOCK = 48
@@ -138,27 +138,27 @@ def encode(game: Game, seat: int, scales: Scales | None = None, out: np.ndarray 
 class Encoder:
     """Encodes one game's observations like :func:`encode`, from cached byte pieces.
 
-    The observation is assembled with one ``bytearray.join`` of pieces that
-    are each cached where they change: every absolute seat's 192-float
-    pile/known block (rebuilt only when that pile or list changed; the
-    relative order is a slice of the doubled list of blocks), the score-pad
-    pieces of every seat (rebuilt when a pad changed), the seat table and
-    round one-hots (per round), the hand sizes and the turn/phase/draw-pile
-    features (small global tables), the own hand's row values (keyed by the
-    hand's suit/rank multiset) and bonus (keyed by its suit counts and bonus
-    cards).  Every call returns a fresh, writable ``float32[1337]`` array.
+    The observation is assembled with one ``bytearray.join`` of little-endian
+    float32 pieces, each kept where it changes: every absolute seat's
+    192-float pile/known block and score-pad entries (rebuilt only when that
+    seat's pile, known cards or pad changed; a relative order is a slice of a
+    doubled list), the seat table and round one-hots (per round), the hand
+    sizes and turn/phase/draw-pile features (small global tables), and the
+    own hand's one-hot, row values (per-suit tables) and bonus (a table keyed
+    by suit counts and bonus cards held).  Every call returns a fresh,
+    writable ``float32[1337]`` array.
 
     Piles, known cards and score pads are compared by content with the game's
     lists; the round features are keyed by ``game.round``, so a game is
     expected to change only through :meth:`Game.step` (as in the
-    environment), and a different game object resets the cache.
+    environment); another game object resets the cache.
     """
 
     __slots__ = (
-        "_game", "_n", "_scales", "_tables", "_rot", "_pad_blocks", "_pad_hs",
+        "_game", "_n", "_scales", "_bonus", "_pad_blocks", "_pad_rows", "_pad_totals",
         "_piles", "_known", "_blocks", "_blocks2",
         "_round", "_round_pieces",
-        "_sheets", "_totals", "_score_pieces", "_score_version", "_score_by_seat",
+        "_sheets", "_totals", "_used2", "_points2", "_totals2",
     )
 
     def __init__(self) -> None:
@@ -168,20 +168,22 @@ class Encoder:
         self._game = game
         n = self._n = game.num_players
         self._scales = scales = scales_for(game.layout)
-        self._tables = _hand_tables(game.layout, scales)
-        self._rot = _ROTATIONS[n]
+        self._bonus = _bonus_table(game.layout, scales)
         self._pad_blocks = bytes(_BLOCK_BYTES * (MAX_PLAYERS - n))
+        self._pad_rows = bytes(4 * NUM_ROWS * (MAX_PLAYERS - n))
+        self._pad_totals = bytes(4 * (MAX_PLAYERS - n))
         self._piles = [None] * n
         self._known = [None] * n
         self._blocks = [b""] * n
         self._round = None
         self._sheets = [None] * n
         self._totals = None
-        self._score_pieces = [None] * n
-        self._score_version = 0
-        self._score_by_seat = {}
+        self._used2 = [b""] * (2 * n)
+        self._points2 = [b""] * (2 * n)
+        self._totals2 = [b""] * (2 * n)
 
     def _update_blocks(self, piles: list, known: list) -> None:
+        """Rebuild the 192-float block of every seat whose pile or known cards changed."""
         snap_piles = self._piles
         snap_known = self._known
         blocks = self._blocks
@@ -191,10 +193,18 @@ class Encoder:
             if pile != snap_piles[p] or kn != snap_known[p]:
                 snap_piles[p] = pile[:]
                 snap_known[p] = kn[:]
-                blocks[p] = _seat_block(pile, kn)
+                bits = sum(map(_PILE_BITS.__getitem__, pile))
+                if pile:
+                    bits += _TOP_BITS[pile[-1]]
+                    if len(pile) > 1:
+                        bits += _SECOND_BITS[pile[-2]]
+                if kn:
+                    bits += sum(map(_KNOWN_BITS.__getitem__, kn))
+                blocks[p] = bits.to_bytes(_BLOCK_BYTES, "little")
         self._blocks2 = blocks + blocks
 
     def _update_round(self, game: Game) -> None:
+        """Rebuild the seat-table, Grinch and round one-hots of every seat."""
         n = self._n
         self._round = game.round
         rnd = min(game.round, game.num_rounds - 1)
@@ -210,36 +220,30 @@ class Encoder:
         self._round_pieces = (pieces, _PACK_12F(*rounds))
 
     def _update_scores(self, game: Game) -> None:
-        scales = self._scales
+        """Rebuild the score-pad entries (rows used, points, total) of every seat whose pad or total changed."""
+        n = self._n
+        points_scale = self._scales.points
+        total_scale = self._scales.total
         sheets = game.score_sheet
-        snap = self._sheets
-        pieces = self._score_pieces
         totals = game.totals
-        for p in range(self._n):
+        snap = self._sheets
+        used2 = self._used2
+        points2 = self._points2
+        totals2 = self._totals2
+        for p in range(n):
             sheet = sheets[p]
-            if sheet != snap[p] or pieces[p] is None:
+            if sheet != snap[p] or self._totals is None or totals[p] != self._totals[p]:
                 snap[p] = sheet[:]
                 used = [0.0] * NUM_ROWS
                 points = [0.0] * NUM_ROWS
                 for k, v in enumerate(sheet):
                     if v is not None:
                         used[k] = 1.0
-                        points[k] = v / scales.points
-                pieces[p] = (_PACK_7F(*used), _PACK_7F(*points), totals[p])
+                        points[k] = v / points_scale
+                used2[p] = used2[p + n] = _PACK_7F(*used)
+                points2[p] = points2[p + n] = _PACK_7F(*points)
+                totals2[p] = totals2[p + n] = _PACK_1F(totals[p] / total_scale)
         self._totals = totals[:]
-        self._score_version += 1
-
-    def _score_bytes(self, seat: int) -> bytes:
-        """Return the score-pad features (rows used, points, totals) as ``seat`` sees them."""
-        pieces = self._score_pieces
-        rot = self._rot[seat]
-        pad = _PAD_ROWS[self._n]
-        total_scale = self._scales.total
-        totals = [pieces[p][2] / total_scale for p in rot]
-        totals += [0.0] * (MAX_PLAYERS - self._n)
-        data = b"".join([pieces[p][0] for p in rot] + [pad] + [pieces[p][1] for p in rot] + [pad, _PACK_6F(*totals)])
-        self._score_by_seat[seat] = (self._score_version, data)
-        return data
 
     def __call__(self, game: Game, seat: int) -> np.ndarray:
         """Return the observation of ``game`` from ``seat`` (equal to ``encode(game, seat)``)."""
@@ -253,38 +257,46 @@ class Encoder:
                 self._update_blocks(piles, known)
         if game.round != self._round:
             self._update_round(game)
-        if game.score_sheet != self._sheets or game.totals != self._totals:
+        if game.score_sheet != self._sheets:
             self._update_scores(game)
-        entry = self._score_by_seat.get(seat)
-        scores = entry[1] if entry is not None and entry[0] == self._score_version else self._score_bytes(seat)
         n = self._n
+        end = seat + n
         hands = game.hands
         hand = hands[seat]
-        tables = self._tables
-        rows = tables.rows.get(sum(map(_KIND_BITS.__getitem__, hand)))
-        if rows is None:
-            rows = tables.rows_miss(hand)
-        bonus = tables.bonus.get(sum(map(tables.bonus_bits.__getitem__, hand)))
+        # The hand as a 48-bit set, then per suit (12 bits) a table entry: the suit's
+        # one-hot block, row value, highest rank, rank counts and card count.
+        held = sum(map(_CARD_BIT.__getitem__, hand))
+        w = _SUIT_TABLES[0][held & 4095]
+        x = _SUIT_TABLES[1][held >> 12 & 4095]
+        y = _SUIT_TABLES[2][held >> 24 & 4095]
+        z = _SUIT_TABLES[3][held >> 36]
+        match_run = _MATCH_RUN.get(w[3] + x[3] + y[3] + z[3])
+        if match_run is None:
+            match_run = _match_run(w[3] + x[3] + y[3] + z[3])
+        bonus_table = self._bonus
+        bonus = bonus_table.values.get(held & bonus_table.mask | w[4] | x[4] | y[4] | z[4])
         if bonus is None:
-            bonus = tables.bonus_miss(hand)
-        sizes = _HAND_SIZES.get((tuple(map(len, hands)), seat))
-        if sizes is None:
-            sizes = _hand_sizes(hands, self._rot[seat])
-        turn = _TURN_PHASE.get((game.turn, game.phase, game.draws_made, len(game.draw_pile)))
-        if turn is None:
-            turn = _turn_phase(game)
+            bonus = bonus_table.miss(hand, held & bonus_table.mask | w[4] | x[4] | y[4] | z[4])
+        key = (tuple(map(len, hands)), seat, game.turn, game.phase, game.draws_made, len(game.draw_pile))
+        sizes_turn = _SIZES_TURN.get(key)
+        if sizes_turn is None:
+            sizes_turn = _sizes_turn(game, seat, key)
         round_pieces = self._round_pieces
         buffer = bytearray().join((
-            sum(map(_HAND_BITS.__getitem__, hand)).to_bytes(_HAND_BYTES, "little"),
-            *self._blocks2[seat:seat + n],
+            w[0], x[0], y[0], z[0],
+            *self._blocks2[seat:end],
             self._pad_blocks,
             round_pieces[0][seat],
-            sizes,
+            sizes_turn[0],
             round_pieces[1],
-            turn,
-            scores,
-            rows,
-            bonus,
+            sizes_turn[1],
+            *self._used2[seat:end],
+            self._pad_rows,
+            *self._points2[seat:end],
+            self._pad_rows,
+            *self._totals2[seat:end],
+            self._pad_totals,
+            _PACK_8F(w[1], x[1], y[1], z[1], (w[2] + x[2] + y[2] + z[2]) / MAX_ROW_VALUE, match_run[0], match_run[1], bonus),
             _ONE if game.current == seat and game.phase in _PHASE_INDEX else _ZERO,
         ))
         return np.frombuffer(buffer, _FLOAT32)
@@ -298,60 +310,25 @@ _ONE = struct.pack("<f", 1.0)
 _ZERO = bytes(4)
 _HAND_BYTES = 4 * NUM_CARDS
 _BLOCK_BYTES = 4 * SEAT_STRIDE
-_HAND_BITS = tuple(_ONE_BITS << (32 * c) for c in range(NUM_CARDS))
 _PILE_BITS = tuple(_ONE_BITS << (32 * (PILE_CONTENTS + c)) for c in range(NUM_CARDS))
 _TOP_BITS = tuple(_ONE_BITS << (32 * (PILE_TOP + c)) for c in range(NUM_CARDS))
 _SECOND_BITS = tuple(_ONE_BITS << (32 * (PILE_SECOND + c)) for c in range(NUM_CARDS))
 _KNOWN_BITS = tuple(_ONE_BITS << (32 * (KNOWN_IN_HAND + c)) for c in range(NUM_CARDS))
-_PAD_ROWS = {n: bytes(4 * NUM_ROWS * (MAX_PLAYERS - n)) for n in _ROTATIONS}
+_PACK_1F = struct.Struct("<f").pack
 _PACK_6F = struct.Struct("<6f").pack
 _PACK_7F = struct.Struct("<7f").pack
 _PACK_8F = struct.Struct("<8f").pack
 _PACK_12F = struct.Struct("<12f").pack
 _CACHE_LIMIT = 1 << 16
 
-# (pile tuple, known tuple) -> the 192-float block of a seat (contents, top, second, known in hand).
-_SEAT_BLOCKS: dict[tuple, bytes] = {}
+# (hand sizes by absolute seat, observer, turn, phase, draws made, draw-pile size) ->
+# (hand-size features, turn/phase/first-draw/draw-pile features).
+_SIZES_TURN: dict[tuple, tuple[bytes, bytes]] = {}
 
 
-def _seat_block(pile: list[int], known: list[int]) -> bytes:
-    key = (tuple(pile), tuple(known))
-    block = _SEAT_BLOCKS.get(key)
-    if block is None:
-        bits = 0
-        for c in pile:
-            bits |= _PILE_BITS[c]
-        if pile:
-            bits |= _TOP_BITS[pile[-1]]
-            if len(pile) > 1:
-                bits |= _SECOND_BITS[pile[-2]]
-        for c in known:
-            bits |= _KNOWN_BITS[c]
-        block = bits.to_bytes(_BLOCK_BYTES, "little")
-        if len(_SEAT_BLOCKS) >= _CACHE_LIMIT:
-            _SEAT_BLOCKS.clear()
-        _SEAT_BLOCKS[key] = block
-    return block
-
-
-# (hand sizes by absolute seat, observer) -> the hand-size features.
-_HAND_SIZES: dict[tuple, bytes] = {}
-
-
-def _hand_sizes(hands: list[list[int]], rotation: tuple[int, ...]) -> bytes:
-    sizes = [len(hands[p]) / MAX_HAND for p in rotation]
-    data = _PACK_6F(*sizes, *[0.0] * (MAX_PLAYERS - len(rotation)))
-    if len(_HAND_SIZES) >= _CACHE_LIMIT:
-        _HAND_SIZES.clear()
-    _HAND_SIZES[(tuple(map(len, hands)), rotation[0])] = data
-    return data
-
-
-# (turn, phase, draws made, draw-pile size) -> turn, phase, first-draw and draw-pile features.
-_TURN_PHASE: dict[tuple, bytes] = {}
-
-
-def _turn_phase(game: Game) -> bytes:
+def _sizes_turn(game: Game, seat: int, key: tuple) -> tuple[bytes, bytes]:
+    n = game.num_players
+    sizes = [len(game.hands[(seat + j) % n]) / MAX_HAND for j in range(n)] + [0.0] * (MAX_PLAYERS - n)
     values = [0.0] * 8
     phase_index = _PHASE_INDEX.get(game.phase)
     if phase_index is not None:
@@ -361,54 +338,68 @@ def _turn_phase(game: Game) -> bytes:
         if phase_index == 1 and game.draws_made:
             values[6] = 1.0
     values[7] = len(game.draw_pile) / NUM_CARDS
-    data = _PACK_8F(*values)
-    if len(_TURN_PHASE) >= _CACHE_LIMIT:
-        _TURN_PHASE.clear()
-    _TURN_PHASE[(game.turn, game.phase, game.draws_made, len(game.draw_pile))] = data
-    return data
+    if len(_SIZES_TURN) >= _CACHE_LIMIT:
+        _SIZES_TURN.clear()
+    entry = _SIZES_TURN[key] = (_PACK_6F(*sizes), _PACK_8F(*values))
+    return entry
 
 
-# Row values depend only on the multiset of (suit, rank): two bits per kind c // 2 count the copies held.
-_KIND_BITS = tuple(1 << (2 * (c // 2)) for c in range(NUM_CARDS))
+_CARD_BIT = tuple(1 << c for c in range(NUM_CARDS))
 
 
-class _HandTables:
-    """Caches of the own-hand row values (by suit/rank multiset) and bonus (by suit counts and bonus cards) for one layout."""
+def _suit_tables() -> tuple[tuple, ...]:
+    """Per suit, for each 12-bit set of that suit's cards (bit ``2 * (rank - 1) + copy``):
+    (one-hot bytes of the 12 cards, suit row value / 30, highest rank, rank counts in
+    four bits per rank, card count shifted to the suit's four bits at 48 + 4 * suit)."""
+    base = [(0, 0, 0, 0, 0)]
+    for field in range(1, 1 << CARDS_PER_SUIT):
+        low = (field & -field).bit_length() - 1
+        bits, total, high, lanes, count = base[field & (field - 1)]
+        rank = low // 2 + 1
+        base.append((bits | _ONE_BITS << (32 * low), total + rank, max(high, rank), lanes + (1 << (4 * (rank - 1))), count + 1))
+    rows = [(bits.to_bytes(4 * CARDS_PER_SUIT, "little"), total / MAX_ROW_VALUE, high, lanes, count) for bits, total, high, lanes, count in base]
+    return tuple(tuple((b, v, h, lanes, count << (48 + 4 * s)) for b, v, h, lanes, count in rows) for s in range(NUM_SUITS))
 
-    __slots__ = ("layout", "scales", "rows", "bonus", "bonus_bits")
+
+_SUIT_TABLES = _suit_tables()
+# Rank counts (four bits per rank) -> (Match value / 30, Run value / 30).
+_MATCH_RUN: dict[int, tuple[float, float]] = {}
+
+
+def _match_run(rank_counts: int) -> tuple[float, float]:
+    cards = [2 * (r - 1) for r in range(1, NUM_RANKS + 1) for _ in range((rank_counts >> (4 * (r - 1))) & 15)]
+    values = row_scores(cards)  # suit 0 cards of those ranks: Match and Run read only the ranks
+    _MATCH_RUN[rank_counts] = entry = (values[MATCH_ROW] / MAX_ROW_VALUE, values[RUN_ROW] / MAX_ROW_VALUE)
+    return entry
+
+
+class _BonusTable:
+    """A layout's own-hand bonus feature, keyed by the bonus cards held (bits 0..47) and the suit counts (four bits each from 48)."""
+
+    __slots__ = ("layout", "scale", "mask", "values")
 
     def __init__(self, layout: tuple, scales: Scales) -> None:
         self.layout = layout
-        self.scales = scales
-        self.rows = _ROWS
-        self.bonus: dict[int, bytes] = {}
-        # Four bits of suit count per suit, then one bit per bonus card held.
-        self.bonus_bits = tuple((1 << (4 * SUIT[c])) | ((1 << (16 + c)) if layout[c] is not None else 0) for c in range(NUM_CARDS))
+        self.scale = scales.bonus
+        self.mask = sum(1 << c for c in range(NUM_CARDS) if layout[c] is not None)
+        self.values: dict[int, float] = {}
 
-    def rows_miss(self, hand: list[int]) -> bytes:
-        data = _PACK_7F(*[v / MAX_ROW_VALUE for v in row_scores(hand)])
-        if len(_ROWS) >= _CACHE_LIMIT:
-            _ROWS.clear()
-        _ROWS[sum(map(_KIND_BITS.__getitem__, hand))] = data
-        return data
-
-    def bonus_miss(self, hand: list[int]) -> bytes:
-        data = struct.pack("<f", bonus_points(hand, self.layout) / self.scales.bonus)
-        if len(self.bonus) >= _CACHE_LIMIT:
-            self.bonus.clear()
-        self.bonus[sum(map(self.bonus_bits.__getitem__, hand))] = data
-        return data
+    def miss(self, hand: list[int], key: int) -> float:
+        value = bonus_points(hand, self.layout) / self.scale
+        if len(self.values) >= _CACHE_LIMIT:
+            self.values.clear()
+        self.values[key] = value
+        return value
 
 
-_ROWS: dict[int, bytes] = {}
-_HAND_TABLES: dict[int, _HandTables] = {}
+_BONUS_TABLES: dict[int, _BonusTable] = {}
 
 
-def _hand_tables(layout: tuple, scales: Scales) -> _HandTables:
-    tables = _HAND_TABLES.get(id(layout))
-    if tables is None or tables.layout is not layout:
-        tables = _HAND_TABLES[id(layout)] = _HandTables(layout, scales)
-    return tables
+def _bonus_table(layout: tuple, scales: Scales) -> _BonusTable:
+    table = _BONUS_TABLES.get(id(layout))
+    if table is None or table.layout is not layout:
+        table = _BONUS_TABLES[id(layout)] = _BonusTable(layout, scales)
+    return table
 
 
 def _round_ones(game: Game, seat: int) -> list[int]:
