@@ -107,7 +107,8 @@ def describe_action(game: Game, seat: int, action: int, names: Sequence[str]) ->
         return f"{who} draws from the draw pile"
     if action < SCORE_BASE:
         src = (seat + action - DRAW_DISCARD_BASE) % game.num_players
-        return f"{who} takes {card_name(game.piles[src][-1])} from seat {src}'s pile"
+        owner = "its own pile" if src == seat else f"seat {src}'s pile"
+        return f"{who} takes {card_name(game.piles[src][-1])} from {owner}"
     row = action - SCORE_BASE
     return f"{who} scores {ROW_NAMES[row]} for {game.hand_value(seat, row)}"
 
@@ -123,7 +124,7 @@ def render_for(game: Game, seat: int, names: Sequence[str]) -> str:
     bonus = bonus_points(hand, game.layout)
     pad = game.score_sheet[seat]
     cells = [f"{ROW_NAMES[k]} {values[k] + bonus}" for k in range(NUM_ROWS) if pad[k] is None]
-    lines.append(f"row values now (bonus {bonus} included), unused rows: " + ", ".join(cells))
+    lines.append(f"row values of the cards in hand (bonus {bonus} included), unused rows: " + ", ".join(cells))
     return "\n".join(lines)
 
 
@@ -176,10 +177,14 @@ def play(num_players: int, opponents: Sequence[str], seed: int | None, seat: int
     game = Game(n, rng=seed)
     print(f"Grinch Grow Your Heart: {n} players, you are seat {seat}; seat {game.grinch} is the first Grinch. Type 'help' for moves.", file=stdout)
     last_round = 0
+    held: list[int] = []  # the human's hand after their last move, to announce a Who's automatic draws
     try:
         while not game.done:
             p = game.current
             if p == seat:
+                new = [c for c in game.hands[seat] if c not in held]
+                if held and game.phase == PHASE_DISCARD and game.grinch != seat and new:
+                    print(f"you drew {' '.join(card_name(c) for c in new)}", file=stdout)
                 action = prompt_move(game, seat, names, stdin, stdout)
             else:
                 action = agents[p].act(encode(game, p), action_mask(game, p))
@@ -187,6 +192,8 @@ def play(num_players: int, opponents: Sequence[str], seed: int | None, seat: int
             game.step(action)
             if p == seat and action == DRAW_PILE_ACTION:
                 print(f"you drew {card_name(game.hands[seat][-1])}", file=stdout)
+            if p == seat:
+                held = [] if action >= SCORE_BASE else list(game.hands[seat])  # a new round deals a fresh hand
             if game.round != last_round or game.done:
                 last_round = game.round
                 print("-- round over; totals: " + ", ".join(f"seat {q} {game.totals[q]}" for q in range(n)), file=stdout)

@@ -32,7 +32,7 @@ def test_a_scripted_full_game_matches_the_engine():
 def test_the_prompt_shows_hand_piles_pads_moves_and_row_values():
     code, out = run(["--players", "3", "--opponents", "random,greedy", "--seed", "1"], "")
     assert code == 0
-    for text in ("YOUR HAND:", "pile [", "pad [", "row values now", "Rainbow", "draw pile", "[draw 1]", "Game left"):
+    for text in ("YOUR HAND:", "pile [", "pad [", "row values of the cards in hand", "Rainbow", "draw pile", "[draw 1]", "Game left"):
         assert text in out
 
 
@@ -43,6 +43,14 @@ def test_bad_input_lists_the_legal_moves_and_eof_exits_cleanly():
     assert "'d Z9' is not a legal move now" in out and "'99' is not a legal move now" in out
     assert "'score Match' is not a legal move now" in out  # seat 0 starts as the Grinch: drawing, not scoring
     assert out.rstrip().endswith("Game left. Bye!")
+
+
+def test_a_whos_automatic_draws_are_announced():
+    # seed 3, seat 2 of 4 is a Who in round 1; after discarding W4 it draws N2' and W1' at its next turn.
+    code, out = run(["--players", "4", "--opponents", "expectimax,greedy,random", "--seed", "3", "--seat", "2"], "d W4\n")
+    assert "YOUR HAND: W4 W5' N2 N3   (Who)" in out
+    assert "seat 2 (you) discards W4" in out and "you drew N2' W1'" in out
+    assert "YOUR HAND: W1' W5' N2 N2' N3   (Who)" in out
 
 
 def test_quit_leaves_the_game():
