@@ -107,12 +107,13 @@ def _check_args(agents: Sequence[Any], num_players: Any, num_games: Any, process
 
 
 def agent_names(agents: Sequence[Any], num_players: int) -> list[str]:
-    """Return a distinct display name per agent spec (``greedy``, ``greedy#2`` for a repeated one)."""
+    """Return a distinct display name per agent (``greedy``, ``greedy#2`` for a repeated one; ``run/file`` for a checkpoint)."""
     names: list[str] = []
     for spec in agents:
-        base = spec if isinstance(spec, str) and not os.path.exists(spec) else getattr(spec, "name", None) or str(spec)
-        if isinstance(spec, str) and os.path.exists(spec):
-            base = _checkpoint_label(spec)
+        if isinstance(spec, str):
+            base = _checkpoint_label(spec) if os.path.exists(spec) else spec
+        else:
+            base = getattr(spec, "name", None) or type(spec).__name__
         name, k = base, 2
         while name in names:
             name, k = f"{base}#{k}", k + 1
