@@ -187,20 +187,31 @@ class Encoder:
         snap_piles = self._piles
         snap_known = self._known
         blocks = self._blocks
+        tables = _SUIT_TABLES
         for p in range(self._n):
             pile = piles[p]
             kn = known[p]
             if pile != snap_piles[p] or kn != snap_known[p]:
                 snap_piles[p] = pile[:]
                 snap_known[p] = kn[:]
-                bits = sum(map(_PILE_BITS.__getitem__, pile))
                 if pile:
-                    bits += _TOP_BITS[pile[-1]]
-                    if len(pile) > 1:
-                        bits += _SECOND_BITS[pile[-2]]
+                    cards = sum(map(_CARD_BIT.__getitem__, pile))
+                    parts = [
+                        tables[0][cards & 4095][0], tables[1][cards >> 12 & 4095][0],
+                        tables[2][cards >> 24 & 4095][0], tables[3][cards >> 36][0],
+                        _ONE_HOT[pile[-1]], _ONE_HOT[pile[-2]] if len(pile) > 1 else _EMPTY_48,
+                    ]
+                else:
+                    parts = [_EMPTY_48, _EMPTY_48, _EMPTY_48]
                 if kn:
-                    bits += sum(map(_KNOWN_BITS.__getitem__, kn))
-                blocks[p] = bits.to_bytes(_BLOCK_BYTES, "little")
+                    cards = sum(map(_CARD_BIT.__getitem__, kn))
+                    parts += [
+                        tables[0][cards & 4095][0], tables[1][cards >> 12 & 4095][0],
+                        tables[2][cards >> 24 & 4095][0], tables[3][cards >> 36][0],
+                    ]
+                else:
+                    parts.append(_EMPTY_48)
+                blocks[p] = b"".join(parts)
         self._blocks2 = blocks + blocks
 
     def _update_round(self, game: Game) -> None:
@@ -310,10 +321,9 @@ _ONE = struct.pack("<f", 1.0)
 _ZERO = bytes(4)
 _HAND_BYTES = 4 * NUM_CARDS
 _BLOCK_BYTES = 4 * SEAT_STRIDE
-_PILE_BITS = tuple(_ONE_BITS << (32 * (PILE_CONTENTS + c)) for c in range(NUM_CARDS))
-_TOP_BITS = tuple(_ONE_BITS << (32 * (PILE_TOP + c)) for c in range(NUM_CARDS))
-_SECOND_BITS = tuple(_ONE_BITS << (32 * (PILE_SECOND + c)) for c in range(NUM_CARDS))
-_KNOWN_BITS = tuple(_ONE_BITS << (32 * (KNOWN_IN_HAND + c)) for c in range(NUM_CARDS))
+# One-hot of card c over the 48 cards, and 48 zeros.
+_ONE_HOT = tuple((_ONE_BITS << (32 * c)).to_bytes(_HAND_BYTES, "little") for c in range(NUM_CARDS))
+_EMPTY_48 = bytes(_HAND_BYTES)
 _PACK_1F = struct.Struct("<f").pack
 _PACK_6F = struct.Struct("<6f").pack
 _PACK_7F = struct.Struct("<7f").pack
@@ -498,9 +508,13 @@ def action_mask(game: Game, seat: int, out: np.ndarray | None = None) -> np.ndar
     # A bytearray filled item by item and viewed as int8 costs half of np.zeros plus fancy indexing.
     buffer = bytearray(NUM_ACTIONS)
     if game.current == seat:
-        for a in game.legal_actions():
+        # A discard's legal actions are the cards in hand (legal_actions sorts them; the set is the same).
+        for a in game.hands[seat] if game.phase == PHASE_DISCARD else game.legal_actions():
             buffer[a] = 1
-    return np.frombuffer(buffer, dtype=np.int8)
+    return np.frombuffer(buffer, _INT8)
+
+
+_INT8 = np.dtype(np.int8)
 
 
 __all__ = ["OBS_SIZE", "Scales", "action_mask", "Encoder", "encode", "scales_for", "DRAW_PILE_ACTION"]
