@@ -31,6 +31,7 @@ def test_smoke_run_writes_checkpoints_config_logs_and_report(smoke_run, capsys):
     assert (ckpt["obs_size"], ckpt["num_actions"], ckpt["env_version"]) == (1337, 62, "grinch_grow_your_heart_v0")
     assert ckpt["config"]["run_name"] == "smoke" and ckpt["optimizer"] is not None
     assert set(ckpt["rng"]) == {"python", "numpy", "torch"}
+    assert load_checkpoint(smoke_run / "best.pt")["optimizer"] is None  # best.pt is for playing, latest.pt for resuming
 
 
 def test_resume_continues_from_latest(smoke_run, tmp_path):
