@@ -199,18 +199,24 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_name_mapping[agent]
-        return {"observation": self._encoder(self._game, seat), "action_mask": action_mask(self._game, seat)}
+        game = self._game
+        return {"observation": self._encoder(game, seat), "action_mask": action_mask(game, seat)}
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        self._step_alive(agent, action)
+
+    def _step_alive(self, agent: str, action: int) -> None:
+        """Apply ``agent``'s action (``agent`` is the agent to act and not terminated)."""
         game = self._game
         game.step(action)  # raises IllegalActionError naming the phase, the action and the legal actions
-        self.action_log.append((agent, int(action)))
+        self.action_log.append((agent, action if type(action) is int else int(action)))
         self._cumulative_rewards[agent] = 0.0
-        if game.current is None:
+        current = game.current
+        if current is None:
             for a, r in zip(self.possible_agents, terminal_rewards(game.totals, self.reward_mode)):
                 self.rewards[a] = r
                 self.terminations[a] = True
@@ -218,7 +224,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             self.agent_selection = agent
         else:
             # Rewards stay zero until the end, so there is nothing to accumulate here.
-            self.agent_selection = self.possible_agents[game.current]
+            self.agent_selection = self.possible_agents[current]
         if self.render_mode == "human":
             self.render()
 
@@ -305,6 +311,8 @@ class ClassicWrapper(BaseWrapper):
             raise ValueError(f"ClassicWrapper wraps an AECEnv, got {type(env).__name__}")
         super().__init__(env)
         self._illegal_reward = float(illegal_reward)
+        # Our raw_env (not a subclass that may override step) is stepped through its fast path.
+        self._step_alive = env._step_alive if type(env) is raw_env else None
         self._has_reset = False
         self._has_updated = False
         self._terminated = False  # terminated by an illegal move
@@ -367,7 +375,10 @@ class ClassicWrapper(BaseWrapper):
             e.unwrapped._was_dead_step(action)
             return
         try:
-            e.step(action)
+            if self._step_alive is not None:
+                self._step_alive(agent, action)
+            else:
+                e.step(action)
         except IllegalActionError:
             self._terminate_illegal(agent)
 

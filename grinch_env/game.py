@@ -257,31 +257,42 @@ class Game:
             if isinstance(action, (bool, np.bool_)) or not isinstance(action, np.integer):
                 self._raise_illegal(action)
             action = int(action)
-        if not self.is_legal(action):
-            self._raise_illegal(action)
+        # The legality checks are is_legal's, inlined per phase (this is the hot path).
         p = self.current
         phase = self.phase
         if phase == PHASE_DISCARD:
-            self.hands[p].remove(action)
+            hand = self.hands[p]
+            if not (0 <= action < DRAW_PILE_ACTION and action in hand):
+                self._raise_illegal(action)
+            hand.remove(action)
             self.piles[p].append(action)
             known = self.known[p]
-            if action in known:
+            if known and action in known:
                 known.remove(action)
             self._end_discard()
         elif phase == PHASE_DRAW:
             if action == DRAW_PILE_ACTION:
+                if not (self.draw_pile or self._can_draw_from_draw_pile()):
+                    self._raise_illegal(action)
                 self.hands[p].append(self._pop_draw_pile())
             else:
-                card = self.piles[(p + action - DRAW_DISCARD_BASE) % self.num_players].pop()
+                n = self.num_players
+                j = action - DRAW_DISCARD_BASE
+                if not (0 <= j < n and self.piles[(p + j) % n]):
+                    self._raise_illegal(action)
+                card = self.piles[(p + j) % n].pop()
                 self.hands[p].append(card)
                 self.known[p].append(card)
             self.draws_made += 1
             if self.draws_made == GRINCH_DRAWS:
                 self.phase = PHASE_DISCARD
-        else:  # PHASE_SCORE
+        elif phase == PHASE_SCORE:
             row = action - SCORE_BASE
+            sheet = self.score_sheet[p]
+            if not (0 <= row < NUM_ROWS and sheet[row] is None):
+                self._raise_illegal(action)
             points = self.hand_value(p, row)
-            self.score_sheet[p][row] = points
+            sheet[row] = points
             self.totals[p] += points
             if self.pos + 1 < self.num_players:
                 self.pos += 1
@@ -294,6 +305,8 @@ class Game:
                     self.phase = PHASE_DONE
                     self.current = None
                     self.turn = None
+        else:
+            self._raise_illegal(action)
 
     def _raise_illegal(self, action: Any) -> None:
         legal = self.legal_actions()
