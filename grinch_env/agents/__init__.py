@@ -10,7 +10,9 @@ spec               agent
 ``random``         uniform over the legal actions
 ``greedy``         best immediately scorable value (row plus bonus, unused rows)
 ``expectimax``     sampling over the unseen cards with row opportunity costs;
-                   options ``expectimax:samples=32`` (more = stronger, slower)
+                   options ``samples`` (32), ``horizon_cards`` (7),
+                   ``row_weight`` (1.0), ``win_aware`` (1), e.g.
+                   ``expectimax:samples=64``
 a path             a checkpoint (file or run directory), loaded by
                    ``training.checkpoint.load_agent(path, seed=None)``
 =================  ==============================================================
@@ -22,20 +24,10 @@ import os
 from typing import Any
 
 from grinch_env.agents.base import Agent, BaseAgent, View, decode, legal_actions
+from grinch_env.agents.expectimax import ExpectimaxAgent
 from grinch_env.agents.simple import GreedyAgent, RandomAgent
 
-AGENT_CLASSES: dict[str, type] = {"random": RandomAgent, "greedy": GreedyAgent}
-
-
-def _register_expectimax() -> None:
-    try:
-        from grinch_env.agents.expectimax import ExpectimaxAgent
-    except ImportError:  # pragma: no cover - only while the module is being written
-        return
-    AGENT_CLASSES["expectimax"] = ExpectimaxAgent
-
-
-_register_expectimax()
+AGENT_CLASSES: dict[str, type] = {"random": RandomAgent, "greedy": GreedyAgent, "expectimax": ExpectimaxAgent}
 
 
 def _parse_value(text: str) -> Any:
@@ -109,4 +101,4 @@ def _supports(supported: Any, num_players: int) -> bool:
         return True
 
 
-__all__ = ["AGENT_CLASSES", "Agent", "BaseAgent", "GreedyAgent", "RandomAgent", "View", "decode", "legal_actions", "make_agent", "parse_spec"]
+__all__ = ["AGENT_CLASSES", "Agent", "BaseAgent", "ExpectimaxAgent", "GreedyAgent", "RandomAgent", "View", "decode", "legal_actions", "make_agent", "parse_spec"]
