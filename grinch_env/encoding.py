@@ -187,28 +187,23 @@ class Encoder:
         snap_piles = self._piles
         snap_known = self._known
         blocks = self._blocks
-        tables = _SUIT_TABLES
+        known_changed = known != snap_known
         for p in range(self._n):
             pile = piles[p]
-            kn = known[p]
-            if pile != snap_piles[p] or kn != snap_known[p]:
+            if pile != snap_piles[p] or known_changed and known[p] != snap_known[p]:
                 snap_piles[p] = pile[:]
-                snap_known[p] = kn[:]
-                if pile:
-                    cards = sum(map(_CARD_BIT.__getitem__, pile))
-                    parts = [
-                        tables[0][cards & 4095][0], tables[1][cards >> 12 & 4095][0],
-                        tables[2][cards >> 24 & 4095][0], tables[3][cards >> 36][0],
-                        _ONE_HOT[pile[-1]], _ONE_HOT[pile[-2]] if len(pile) > 1 else _EMPTY_48,
-                    ]
-                else:
-                    parts = [_EMPTY_48, _EMPTY_48, _EMPTY_48]
+                kn = snap_known[p] = known[p][:]
+                if not pile:
+                    blocks[p] = _seat_block(pile, kn) if kn else _EMPTY_BLOCK
+                    continue
+                cards = sum(map(_CARD_BIT.__getitem__, pile))
+                parts = [
+                    _SUIT0[cards & 4095][0], _SUIT1[cards >> 12 & 4095][0], _SUIT2[cards >> 24 & 4095][0], _SUIT3[cards >> 36][0],
+                    _ONE_HOT[pile[-1]], _ONE_HOT[pile[-2]] if len(pile) > 1 else _EMPTY_48,
+                ]
                 if kn:
                     cards = sum(map(_CARD_BIT.__getitem__, kn))
-                    parts += [
-                        tables[0][cards & 4095][0], tables[1][cards >> 12 & 4095][0],
-                        tables[2][cards >> 24 & 4095][0], tables[3][cards >> 36][0],
-                    ]
+                    parts += [_SUIT0[cards & 4095][0], _SUIT1[cards >> 12 & 4095][0], _SUIT2[cards >> 24 & 4095][0], _SUIT3[cards >> 36][0]]
                 else:
                     parts.append(_EMPTY_48)
                 blocks[p] = b"".join(parts)
@@ -277,10 +272,10 @@ class Encoder:
         # The hand as a 48-bit set, then per suit (12 bits) a table entry: the suit's
         # one-hot block, row value, highest rank, rank counts and card count.
         held = sum(map(_CARD_BIT.__getitem__, hand))
-        w = _SUIT_TABLES[0][held & 4095]
-        x = _SUIT_TABLES[1][held >> 12 & 4095]
-        y = _SUIT_TABLES[2][held >> 24 & 4095]
-        z = _SUIT_TABLES[3][held >> 36]
+        w = _SUIT0[held & 4095]
+        x = _SUIT1[held >> 12 & 4095]
+        y = _SUIT2[held >> 24 & 4095]
+        z = _SUIT3[held >> 36]
         match_run = _MATCH_RUN.get(w[3] + x[3] + y[3] + z[3])
         if match_run is None:
             match_run = _match_run(w[3] + x[3] + y[3] + z[3])
@@ -324,12 +319,31 @@ _BLOCK_BYTES = 4 * SEAT_STRIDE
 # One-hot of card c over the 48 cards, and 48 zeros.
 _ONE_HOT = tuple((_ONE_BITS << (32 * c)).to_bytes(_HAND_BYTES, "little") for c in range(NUM_CARDS))
 _EMPTY_48 = bytes(_HAND_BYTES)
+_EMPTY_BLOCK = bytes(_BLOCK_BYTES)
 _PACK_1F = struct.Struct("<f").pack
 _PACK_6F = struct.Struct("<6f").pack
 _PACK_7F = struct.Struct("<7f").pack
 _PACK_8F = struct.Struct("<8f").pack
 _PACK_12F = struct.Struct("<12f").pack
 _CACHE_LIMIT = 1 << 16
+
+def _seat_block(pile: list[int], known: list[int]) -> bytes:
+    """Return a seat's 192-float block: pile contents, top, card under the top, cards known in hand."""
+    if pile:
+        cards = sum(map(_CARD_BIT.__getitem__, pile))
+        parts = [
+            _SUIT0[cards & 4095][0], _SUIT1[cards >> 12 & 4095][0], _SUIT2[cards >> 24 & 4095][0], _SUIT3[cards >> 36][0],
+            _ONE_HOT[pile[-1]], _ONE_HOT[pile[-2]] if len(pile) > 1 else _EMPTY_48,
+        ]
+    else:
+        parts = [_EMPTY_48, _EMPTY_48, _EMPTY_48]
+    if known:
+        cards = sum(map(_CARD_BIT.__getitem__, known))
+        parts += [_SUIT0[cards & 4095][0], _SUIT1[cards >> 12 & 4095][0], _SUIT2[cards >> 24 & 4095][0], _SUIT3[cards >> 36][0]]
+    else:
+        parts.append(_EMPTY_48)
+    return b"".join(parts)
+
 
 # (hand sizes by absolute seat, observer, turn, phase, draws made, draw-pile size) ->
 # (hand-size features, turn/phase/first-draw/draw-pile features).
@@ -371,7 +385,7 @@ def _suit_tables() -> tuple[tuple, ...]:
     return tuple(tuple((b, v, h, lanes, count << (48 + 4 * s)) for b, v, h, lanes, count in rows) for s in range(NUM_SUITS))
 
 
-_SUIT_TABLES = _suit_tables()
+_SUIT_TABLES = _SUIT0, _SUIT1, _SUIT2, _SUIT3 = _suit_tables()
 # Rank counts (four bits per rank) -> (Match value / 30, Run value / 30).
 _MATCH_RUN: dict[int, tuple[float, float]] = {}
 

@@ -39,6 +39,7 @@ TURNS_PER_ROUND = 3
 DEAL_SIZE = 2
 WHO_DRAWS = 2
 GRINCH_DRAWS = 2
+assert WHO_DRAWS == 2  # Game._begin_player unrolls a Who's two draws
 HAND_SIZE_AT_SCORING = DEAL_SIZE + TURNS_PER_ROUND  # 5
 
 # Action layout.
@@ -161,8 +162,13 @@ class Game:
         else:
             self.phase = PHASE_DISCARD
             hand = self.hands[p]
+            draw_pile = self.draw_pile
+            if len(draw_pile) >= 2:  # the usual case, without the refill checks (WHO_DRAWS == 2, unrolled)
+                hand.append(draw_pile.pop())
+                hand.append(draw_pile.pop())
+                return
             for _ in range(WHO_DRAWS):
-                if self.draw_pile:  # the usual case, without the refill checks
+                if self.draw_pile:
                     hand.append(self.draw_pile.pop())
                 elif self._can_draw_from_draw_pile():
                     hand.append(self._pop_draw_pile())

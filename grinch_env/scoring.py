@@ -62,6 +62,8 @@ def resolve_layout(layout: str | Mapping | tuple = "standard") -> tuple[Bonus | 
     user table ``{card_id: (points, suit, count)}`` (``suit`` an index 0..3 or a
     suit name); cards not in the table carry no bonus.
     """
+    if layout is STANDARD_LAYOUT or layout is NO_BONUS_LAYOUT:
+        return layout  # already resolved (the environment passes its resolved layout at every reset)
     if isinstance(layout, str):
         if layout not in NAMED_LAYOUTS:
             raise ValueError(f"bonus_layout must be one of {sorted(NAMED_LAYOUTS)} or a table {{card_id: (points, suit, count)}}, got {layout!r}")
