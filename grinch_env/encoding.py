@@ -156,9 +156,9 @@ class Encoder:
 
     __slots__ = (
         "_game", "_n", "_scales", "_bonus", "_pad_blocks", "_pad_rows", "_pad_totals",
-        "_piles", "_known", "_blocks", "_blocks2",
+        "_piles", "_known", "_blocks", "_blocks2", "_last_seat",
         "_round", "_round_pieces",
-        "_sheets", "_totals", "_used2", "_points2", "_totals2",
+        "_sheets", "_totals", "_used2", "_points2", "_totals2", "_seat_scores",
     )
 
     def __init__(self) -> None:
@@ -182,31 +182,30 @@ class Encoder:
         self._points2 = [b""] * (2 * n)
         self._totals2 = [b""] * (2 * n)
 
-    def _update_blocks(self, piles: list, known: list) -> None:
-        """Rebuild the 192-float block of every seat whose pile or known cards changed."""
+    def _update_blocks(self, piles: list, known: list, hint: int) -> None:
+        """Rebuild the 192-float block of every seat whose pile or known cards changed.
+
+        Seat ``hint`` (the last observer: in the environment, the player who
+        acted since) is looked at first; when its pile was the only change,
+        the other seats are not compared one by one.
+        """
         snap_piles = self._piles
         snap_known = self._known
         blocks = self._blocks
-        known_changed = known != snap_known
+        if hint is not None and (piles[hint] != snap_piles[hint] or known[hint] != snap_known[hint]):
+            pile = snap_piles[hint] = piles[hint][:]
+            kn = snap_known[hint] = known[hint][:]
+            blocks[hint] = _seat_block(pile, kn)
+            if piles == snap_piles and known == snap_known:
+                self._blocks2 = blocks + blocks
+                return
         for p in range(self._n):
             pile = piles[p]
-            if pile != snap_piles[p] or known_changed and known[p] != snap_known[p]:
-                snap_piles[p] = pile[:]
-                kn = snap_known[p] = known[p][:]
-                if not pile:
-                    blocks[p] = _seat_block(pile, kn) if kn else _EMPTY_BLOCK
-                    continue
-                cards = sum(map(_CARD_BIT.__getitem__, pile))
-                parts = [
-                    _SUIT0[cards & 4095][0], _SUIT1[cards >> 12 & 4095][0], _SUIT2[cards >> 24 & 4095][0], _SUIT3[cards >> 36][0],
-                    _ONE_HOT[pile[-1]], _ONE_HOT[pile[-2]] if len(pile) > 1 else _EMPTY_48,
-                ]
-                if kn:
-                    cards = sum(map(_CARD_BIT.__getitem__, kn))
-                    parts += [_SUIT0[cards & 4095][0], _SUIT1[cards >> 12 & 4095][0], _SUIT2[cards >> 24 & 4095][0], _SUIT3[cards >> 36][0]]
-                else:
-                    parts.append(_EMPTY_48)
-                blocks[p] = b"".join(parts)
+            kn = known[p]
+            if pile != snap_piles[p] or kn != snap_known[p]:
+                pile = snap_piles[p] = pile[:]
+                kn = snap_known[p] = kn[:]
+                blocks[p] = _seat_block(pile, kn)
         self._blocks2 = blocks + blocks
 
     def _update_round(self, game: Game) -> None:
@@ -250,17 +249,27 @@ class Encoder:
                 points2[p] = points2[p + n] = _PACK_7F(*points)
                 totals2[p] = totals2[p + n] = _PACK_1F(totals[p] / total_scale)
         self._totals = totals[:]
+        self._seat_scores = [None] * n
+
+    def _scores_seen_from(self, seat: int) -> bytes:
+        """Return (and keep until the next score) the score-pad features as ``seat`` sees them."""
+        end = seat + self._n
+        data = self._seat_scores[seat] = b"".join((
+            *self._used2[seat:end], self._pad_rows, *self._points2[seat:end], self._pad_rows, *self._totals2[seat:end], self._pad_totals,
+        ))
+        return data
 
     def __call__(self, game: Game, seat: int) -> np.ndarray:
         """Return the observation of ``game`` from ``seat`` (equal to ``encode(game, seat)``)."""
         if game is not self._game:
             self._reset(game)
-            self._update_blocks(game.piles, game.known)
+            self._update_blocks(game.piles, game.known, None)
         else:
             piles = game.piles
             known = game.known
             if piles != self._piles or known != self._known:
-                self._update_blocks(piles, known)
+                self._update_blocks(piles, known, self._last_seat)
+        self._last_seat = seat
         if game.round != self._round:
             self._update_round(game)
         if game.score_sheet != self._sheets:
@@ -296,12 +305,7 @@ class Encoder:
             sizes_turn[0],
             round_pieces[1],
             sizes_turn[1],
-            *self._used2[seat:end],
-            self._pad_rows,
-            *self._points2[seat:end],
-            self._pad_rows,
-            *self._totals2[seat:end],
-            self._pad_totals,
+            self._seat_scores[seat] or self._scores_seen_from(seat),
             _PACK_8F(w[1], x[1], y[1], z[1], (w[2] + x[2] + y[2] + z[2]) / MAX_ROW_VALUE, match_run[0], match_run[1], bonus),
             _ONE if game.current == seat and game.phase in _PHASE_INDEX else _ZERO,
         ))
@@ -335,6 +339,8 @@ def _seat_block(pile: list[int], known: list[int]) -> bytes:
             _SUIT0[cards & 4095][0], _SUIT1[cards >> 12 & 4095][0], _SUIT2[cards >> 24 & 4095][0], _SUIT3[cards >> 36][0],
             _ONE_HOT[pile[-1]], _ONE_HOT[pile[-2]] if len(pile) > 1 else _EMPTY_48,
         ]
+    elif not known:
+        return _EMPTY_BLOCK
     else:
         parts = [_EMPTY_48, _EMPTY_48, _EMPTY_48]
     if known:
