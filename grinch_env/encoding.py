@@ -270,28 +270,32 @@ class Encoder:
             if piles != self._piles or known != self._known:
                 self._update_blocks(piles, known, self._last_seat)
         self._last_seat = seat
+        # Pads change only while scoring, or by a score that ended the round (or the game).
         if game.round != self._round:
             self._update_round(game)
-        if game.score_sheet != self._sheets:
+            if game.score_sheet != self._sheets:
+                self._update_scores(game)
+        elif game.phase == PHASE_SCORE and game.score_sheet != self._sheets:
             self._update_scores(game)
         n = self._n
         end = seat + n
         hands = game.hands
         hand = hands[seat]
         # The hand as a 48-bit set, then per suit (12 bits) a table entry: the suit's
-        # one-hot block, row value, highest rank, rank counts and card count.
+        # one-hot block, suit row value and packed counts (rank counts, Rainbow sum, suit counts).
         held = sum(map(_CARD_BIT.__getitem__, hand))
         w = _SUIT0[held & 4095]
         x = _SUIT1[held >> 12 & 4095]
         y = _SUIT2[held >> 24 & 4095]
         z = _SUIT3[held >> 36]
-        match_run = _MATCH_RUN.get(w[3] + x[3] + y[3] + z[3])
+        packed = w[2] + x[2] + y[2] + z[2]
+        match_run = _MATCH_RUN.get(packed & _RANKS_MASK)
         if match_run is None:
-            match_run = _match_run(w[3] + x[3] + y[3] + z[3])
+            match_run = _match_run(packed & _RANKS_MASK)
         bonus_table = self._bonus
-        bonus = bonus_table.values.get(held & bonus_table.mask | w[4] | x[4] | y[4] | z[4])
+        bonus = bonus_table.values.get(held & bonus_table.mask | packed & _SUIT_COUNTS_MASK)
         if bonus is None:
-            bonus = bonus_table.miss(hand, held & bonus_table.mask | w[4] | x[4] | y[4] | z[4])
+            bonus = bonus_table.miss(hand, held & bonus_table.mask | packed & _SUIT_COUNTS_MASK)
         key = (tuple(map(len, hands)), seat, game.turn, game.phase, game.draws_made, len(game.draw_pile))
         sizes_turn = _SIZES_TURN.get(key)
         if sizes_turn is None:
@@ -306,7 +310,7 @@ class Encoder:
             round_pieces[1],
             sizes_turn[1],
             self._seat_scores[seat] or self._scores_seen_from(seat),
-            _PACK_8F(w[1], x[1], y[1], z[1], (w[2] + x[2] + y[2] + z[2]) / MAX_ROW_VALUE, match_run[0], match_run[1], bonus),
+            _PACK_8F(w[1], x[1], y[1], z[1], (packed >> 24 & 255) / MAX_ROW_VALUE, match_run[0], match_run[1], bonus),
             _ONE if game.current == seat and game.phase in _PHASE_INDEX else _ZERO,
         ))
         return np.frombuffer(buffer, _FLOAT32)
@@ -378,19 +382,22 @@ _CARD_BIT = tuple(1 << c for c in range(NUM_CARDS))
 
 
 def _suit_tables() -> tuple[tuple, ...]:
-    """Per suit, for each 12-bit set of that suit's cards (bit ``2 * (rank - 1) + copy``):
-    (one-hot bytes of the 12 cards, suit row value / 30, highest rank, rank counts in
-    four bits per rank, card count shifted to the suit's four bits at 48 + 4 * suit)."""
+    """Per suit, for each 12-bit set of that suit's cards (bit ``2 * (rank - 1) + copy``): (one-hot
+    bytes of the 12 cards, suit row value / 30, packed counts).  The packed counts add up over
+    the four suits without carries: four bits per rank (bits 0..23) count the cards of that
+    rank, bits 24..31 the highest rank held, four bits at ``48 + 4 * suit`` the cards of the suit."""
     base = [(0, 0, 0, 0, 0)]
     for field in range(1, 1 << CARDS_PER_SUIT):
         low = (field & -field).bit_length() - 1
         bits, total, high, lanes, count = base[field & (field - 1)]
         rank = low // 2 + 1
         base.append((bits | _ONE_BITS << (32 * low), total + rank, max(high, rank), lanes + (1 << (4 * (rank - 1))), count + 1))
-    rows = [(bits.to_bytes(4 * CARDS_PER_SUIT, "little"), total / MAX_ROW_VALUE, high, lanes, count) for bits, total, high, lanes, count in base]
-    return tuple(tuple((b, v, h, lanes, count << (48 + 4 * s)) for b, v, h, lanes, count in rows) for s in range(NUM_SUITS))
+    rows = [(bits.to_bytes(4 * CARDS_PER_SUIT, "little"), total / MAX_ROW_VALUE, lanes | high << 24, count) for bits, total, high, lanes, count in base]
+    return tuple(tuple((b, v, packed | count << (48 + 4 * s)) for b, v, packed, count in rows) for s in range(NUM_SUITS))
 
 
+_RANKS_MASK = (1 << 24) - 1  # the rank counts in a packed sum
+_SUIT_COUNTS_MASK = ((1 << 16) - 1) << 48  # the suit counts in a packed sum
 _SUIT_TABLES = _SUIT0, _SUIT1, _SUIT2, _SUIT3 = _suit_tables()
 # Rank counts (four bits per rank) -> (Match value / 30, Run value / 30).
 _MATCH_RUN: dict[int, tuple[float, float]] = {}
