@@ -209,20 +209,13 @@ class Encoder:
         self._blocks2 = blocks + blocks
 
     def _update_round(self, game: Game) -> None:
-        """Rebuild the seat-table, Grinch and round one-hots of every seat."""
-        n = self._n
+        """Fetch (or build) the seat-table, Grinch and round one-hots of every seat."""
         self._round = game.round
-        rnd = min(game.round, game.num_rounds - 1)
-        at_table = [1.0] * n + [0.0] * (MAX_PLAYERS - n)
-        pieces = []
-        for seat in range(n):
-            grinch = [0.0] * MAX_PLAYERS
-            grinch[(game.grinch - seat) % n] = 1.0
-            pieces.append(_PACK_12F(*at_table, *grinch))
-        rounds = [0.0] * (2 * MAX_ROUNDS)
-        rounds[rnd] = 1.0
-        rounds[MAX_ROUNDS + game.num_rounds - 1 - rnd] = 1.0
-        self._round_pieces = (pieces, _PACK_12F(*rounds))
+        key = (self._n, game.round, game.grinch, game.num_rounds)
+        pieces = _ROUND_PIECES.get(key)
+        if pieces is None:
+            pieces = _ROUND_PIECES[key] = _round_pieces(game)
+        self._round_pieces = pieces
 
     def _update_scores(self, game: Game) -> None:
         """Rebuild the score-pad entries (rows used, points, total) of every seat whose pad or total changed."""
@@ -239,6 +232,10 @@ class Encoder:
             sheet = sheets[p]
             if sheet != snap[p] or self._totals is None or totals[p] != self._totals[p]:
                 snap[p] = sheet[:]
+                if totals[p] == 0 and sheet == _EMPTY_SHEET:
+                    used2[p] = used2[p + n] = points2[p] = points2[p + n] = _EMPTY_ROWS
+                    totals2[p] = totals2[p + n] = _ZERO
+                    continue
                 used = [0.0] * NUM_ROWS
                 points = [0.0] * NUM_ROWS
                 for k, v in enumerate(sheet):
@@ -327,6 +324,8 @@ _BLOCK_BYTES = 4 * SEAT_STRIDE
 # One-hot of card c over the 48 cards, and 48 zeros.
 _ONE_HOT = tuple((_ONE_BITS << (32 * c)).to_bytes(_HAND_BYTES, "little") for c in range(NUM_CARDS))
 _EMPTY_48 = bytes(_HAND_BYTES)
+_EMPTY_SHEET = [None] * NUM_ROWS
+_EMPTY_ROWS = bytes(4 * NUM_ROWS)
 _EMPTY_BLOCK = bytes(_BLOCK_BYTES)
 _PACK_1F = struct.Struct("<f").pack
 _PACK_6F = struct.Struct("<6f").pack
@@ -334,6 +333,25 @@ _PACK_7F = struct.Struct("<7f").pack
 _PACK_8F = struct.Struct("<8f").pack
 _PACK_12F = struct.Struct("<12f").pack
 _CACHE_LIMIT = 1 << 16
+
+# (players, round, Grinch, rounds) -> (per seat: seat table and Grinch one-hots, round one-hots).
+_ROUND_PIECES: dict[tuple, tuple[list[bytes], bytes]] = {}
+
+
+def _round_pieces(game: Game) -> tuple[list[bytes], bytes]:
+    n = game.num_players
+    rnd = min(game.round, game.num_rounds - 1)
+    at_table = [1.0] * n + [0.0] * (MAX_PLAYERS - n)
+    pieces = []
+    for seat in range(n):
+        grinch = [0.0] * MAX_PLAYERS
+        grinch[(game.grinch - seat) % n] = 1.0
+        pieces.append(_PACK_12F(*at_table, *grinch))
+    rounds = [0.0] * (2 * MAX_ROUNDS)
+    rounds[rnd] = 1.0
+    rounds[MAX_ROUNDS + game.num_rounds - 1 - rnd] = 1.0
+    return pieces, _PACK_12F(*rounds)
+
 
 def _seat_block(pile: list[int], known: list[int]) -> bytes:
     """Return a seat's 192-float block: pile contents, top, card under the top, cards known in hand."""
