@@ -345,8 +345,15 @@ class ClassicWrapper(BaseWrapper):
             raise _reset_first("agent_selection")
         e = self.env
         agent = e.agent_selection
+        if observe and self._step_alive is not None:
+            # raw_env.observe, inlined.
+            seat = e.agent_name_mapping[agent]
+            game = e._game
+            obs = {"observation": e._encoder(game, seat), "action_mask": action_mask(game, seat)}
+        else:
+            obs = e.observe(agent) if observe else None
         return (
-            e.observe(agent) if observe else None,
+            obs,
             e._cumulative_rewards[agent],
             e.terminations[agent],
             e.truncations[agent],
