@@ -355,6 +355,8 @@ def _round_pieces(game: Game) -> tuple[list[bytes], bytes]:
 
 def _seat_block(pile: list[int], known: list[int]) -> bytes:
     """Return a seat's 192-float block: pile contents, top, card under the top, cards known in hand."""
+    if len(pile) == 1 and not known:
+        return b"".join((_ONE_HOT[pile[0]], _ONE_HOT[pile[0]], _EMPTY_48, _EMPTY_48))
     if pile:
         cards = sum(map(_CARD_BIT.__getitem__, pile))
         parts = [

@@ -275,6 +275,18 @@ class Game:
             known = self.known[p]
             if known and action in known:
                 known.remove(action)
+            # _end_discard, with _begin_player's usual case (the next Who draws two cards) inlined.
+            pos = self.pos + 1
+            if pos < self.num_players:
+                nxt = self.order[pos]
+                draw_pile = self.draw_pile
+                if nxt != self.grinch and len(draw_pile) >= 2:
+                    self.pos = pos
+                    self.current = nxt
+                    hand = self.hands[nxt]
+                    hand.append(draw_pile.pop())
+                    hand.append(draw_pile.pop())
+                    return
             self._end_discard()
         elif phase == PHASE_DRAW:
             if action == DRAW_PILE_ACTION:
