@@ -155,7 +155,7 @@ class Encoder:
     """
 
     __slots__ = (
-        "_game", "_n", "_scales", "_bonus", "_pad_blocks", "_pad_rows", "_pad_totals",
+        "_game", "_n", "_scales", "_bonus", "_bonus_values", "_bonus_mask", "_pad_blocks", "_pad_rows", "_pad_totals",
         "_piles", "_known", "_blocks", "_blocks2", "_last_seat",
         "_round", "_round_pieces",
         "_sheets", "_totals", "_used2", "_points2", "_totals2", "_seat_scores",
@@ -168,7 +168,10 @@ class Encoder:
         self._game = game
         n = self._n = game.num_players
         self._scales = scales = scales_for(game.layout)
-        self._bonus = _bonus_table(game.layout, scales)
+        bonus = _bonus_table(game.layout, scales)
+        self._bonus = bonus
+        self._bonus_values = bonus.values
+        self._bonus_mask = bonus.mask
         self._pad_blocks = bytes(_BLOCK_BYTES * (MAX_PLAYERS - n))
         self._pad_rows = bytes(4 * NUM_ROWS * (MAX_PLAYERS - n))
         self._pad_totals = bytes(4 * (MAX_PLAYERS - n))
@@ -289,11 +292,11 @@ class Encoder:
         match_run = _MATCH_RUN.get(packed & _RANKS_MASK)
         if match_run is None:
             match_run = _match_run(packed & _RANKS_MASK)
-        bonus_table = self._bonus
-        bonus = bonus_table.values.get(held & bonus_table.mask | packed & _SUIT_COUNTS_MASK)
+        bonus_key = held & self._bonus_mask | packed & _SUIT_COUNTS_MASK
+        bonus = self._bonus_values.get(bonus_key)
         if bonus is None:
-            bonus = bonus_table.miss(hand, held & bonus_table.mask | packed & _SUIT_COUNTS_MASK)
-        key = (tuple(map(len, hands)), seat, game.turn, game.phase, game.draws_made, len(game.draw_pile))
+            bonus = self._bonus.miss(hand, bonus_key)
+        key = (tuple(map(len, hands)), seat, game.current, game.turn, game.phase, game.draws_made, len(game.draw_pile))
         sizes_turn = _SIZES_TURN.get(key)
         if sizes_turn is None:
             sizes_turn = _sizes_turn(game, seat, key)
@@ -308,7 +311,7 @@ class Encoder:
             sizes_turn[1],
             self._seat_scores[seat] or self._scores_seen_from(seat),
             _PACK_8F(w[1], x[1], y[1], z[1], (packed >> 24 & 255) / MAX_ROW_VALUE, match_run[0], match_run[1], bonus),
-            _ONE if game.current == seat and game.phase in _PHASE_INDEX else _ZERO,
+            sizes_turn[2],
         ))
         return np.frombuffer(buffer, _FLOAT32)
 
@@ -375,15 +378,16 @@ def _seat_block(pile: list[int], known: list[int]) -> bytes:
     return b"".join(parts)
 
 
-# (hand sizes by absolute seat, observer, turn, phase, draws made, draw-pile size) ->
-# (hand-size features, turn/phase/first-draw/draw-pile features).
-_SIZES_TURN: dict[tuple, tuple[bytes, bytes]] = {}
+# (hand sizes by absolute seat, observer, player to act, turn, phase, draws made, draw-pile size) ->
+# (hand-size features, turn/phase/first-draw/draw-pile features, "observer to act" feature).
+_SIZES_TURN: dict[tuple, tuple[bytes, bytes, bytes]] = {}
 
 
-def _sizes_turn(game: Game, seat: int, key: tuple) -> tuple[bytes, bytes]:
+def _sizes_turn(game: Game, seat: int, key: tuple) -> tuple[bytes, bytes, bytes]:
     n = game.num_players
     sizes = [len(game.hands[(seat + j) % n]) / MAX_HAND for j in range(n)] + [0.0] * (MAX_PLAYERS - n)
     values = [0.0] * 8
+    to_act = _ZERO
     phase_index = _PHASE_INDEX.get(game.phase)
     if phase_index is not None:
         if game.turn is not None:
@@ -391,10 +395,12 @@ def _sizes_turn(game: Game, seat: int, key: tuple) -> tuple[bytes, bytes]:
         values[3 + phase_index] = 1.0
         if phase_index == 1 and game.draws_made:
             values[6] = 1.0
+        if game.current == seat:
+            to_act = _ONE
     values[7] = len(game.draw_pile) / NUM_CARDS
     if len(_SIZES_TURN) >= _CACHE_LIMIT:
         _SIZES_TURN.clear()
-    entry = _SIZES_TURN[key] = (_PACK_6F(*sizes), _PACK_8F(*values))
+    entry = _SIZES_TURN[key] = (_PACK_6F(*sizes), _PACK_8F(*values), to_act)
     return entry
 
 
