@@ -46,6 +46,7 @@ import numpy as np
 
 from grinch_env.cards import CARDS_PER_SUIT, NUM_CARDS, NUM_RANKS, NUM_SUITS
 from grinch_env.game import (
+    DRAW_DISCARD_BASE,
     DRAW_PILE_ACTION,
     MAX_PLAYERS,
     MAX_ROUNDS,
@@ -54,6 +55,7 @@ from grinch_env.game import (
     PHASE_DISCARD,
     PHASE_DRAW,
     PHASE_SCORE,
+    SCORE_BASE,
     Game,
 )
 from grinch_env.scoring import MATCH_ROW, MAX_ROW_VALUE, NUM_ROWS, RUN_ROW, bonus_points, max_bonus, row_scores
@@ -561,9 +563,26 @@ def action_mask(game: Game, seat: int, out: np.ndarray | None = None) -> np.ndar
     # A bytearray filled item by item and viewed as int8 costs half of np.zeros plus fancy indexing.
     buffer = bytearray(NUM_ACTIONS)
     if game.current == seat:
-        # A discard's legal actions are the cards in hand (legal_actions sorts them; the set is the same).
-        for a in game.hands[seat] if game.phase == PHASE_DISCARD else game.legal_actions():
-            buffer[a] = 1
+        # Game.legal_actions, written straight into the buffer per phase.
+        phase = game.phase
+        if phase == PHASE_DISCARD:
+            for a in game.hands[seat]:
+                buffer[a] = 1
+        elif phase == PHASE_DRAW:
+            piles = game.piles
+            if game.draw_pile or game._can_draw_from_draw_pile():
+                buffer[DRAW_PILE_ACTION] = 1
+            a = DRAW_DISCARD_BASE
+            for pile in piles[seat:] + piles[:seat]:
+                if pile:
+                    buffer[a] = 1
+                a += 1
+        elif phase == PHASE_SCORE:
+            a = SCORE_BASE
+            for v in game.score_sheet[seat]:
+                if v is None:
+                    buffer[a] = 1
+                a += 1
     return np.frombuffer(buffer, _INT8)
 
 
