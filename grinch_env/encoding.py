@@ -327,7 +327,8 @@ _ZERO = bytes(4)
 _HAND_BYTES = 4 * NUM_CARDS
 _BLOCK_BYTES = 4 * SEAT_STRIDE
 # One-hot of card c over the 48 cards, and 48 zeros.
-_ONE_HOT = tuple((_ONE_BITS << (32 * c)).to_bytes(_HAND_BYTES, "little") for c in range(NUM_CARDS))
+_ONE_BIT = tuple(_ONE_BITS << (32 * c) for c in range(NUM_CARDS))
+_ONE_HOT = tuple(bits.to_bytes(_HAND_BYTES, "little") for bits in _ONE_BIT)
 _EMPTY_48 = bytes(_HAND_BYTES)
 _EMPTY_SHEET = [None] * NUM_ROWS
 _EMPTY_ROWS = bytes(4 * NUM_ROWS)
@@ -360,24 +361,20 @@ def _round_pieces(game: Game) -> tuple[list[bytes], bytes]:
 
 def _seat_block(pile: list[int], known: list[int]) -> bytes:
     """Return a seat's 192-float block: pile contents, top, card under the top, cards known in hand."""
-    if len(pile) == 1 and not known:
-        return b"".join((_ONE_HOT[pile[0]], _ONE_HOT[pile[0]], _EMPTY_48, _EMPTY_48))
-    if pile:
-        cards = sum(map(_CARD_BIT.__getitem__, pile))
-        parts = [
-            _SUIT0[cards & 4095][0], _SUIT1[cards >> 12 & 4095][0], _SUIT2[cards >> 24 & 4095][0], _SUIT3[cards >> 36][0],
-            _ONE_HOT[pile[-1]], _ONE_HOT[pile[-2]] if len(pile) > 1 else _EMPTY_48,
-        ]
-    elif not known:
-        return _EMPTY_BLOCK
+    if not pile:
+        if not known:
+            return _EMPTY_BLOCK
+        return b"".join((_EMPTY_48, _EMPTY_48, _EMPTY_48, sum(map(_ONE_BIT.__getitem__, known)).to_bytes(_HAND_BYTES, "little")))
+    top = _ONE_HOT[pile[-1]]
+    if len(pile) == 1:
+        contents = top
+        second = _EMPTY_48
     else:
-        parts = [_EMPTY_48, _EMPTY_48, _EMPTY_48]
+        contents = sum(map(_ONE_BIT.__getitem__, pile)).to_bytes(_HAND_BYTES, "little")
+        second = _ONE_HOT[pile[-2]]
     if known:
-        cards = sum(map(_CARD_BIT.__getitem__, known))
-        parts += [_SUIT0[cards & 4095][0], _SUIT1[cards >> 12 & 4095][0], _SUIT2[cards >> 24 & 4095][0], _SUIT3[cards >> 36][0]]
-    else:
-        parts.append(_EMPTY_48)
-    return b"".join(parts)
+        return b"".join((contents, top, second, sum(map(_ONE_BIT.__getitem__, known)).to_bytes(_HAND_BYTES, "little")))
+    return b"".join((contents, top, second, _EMPTY_48))
 
 
 # (hand sizes by absolute seat, observer, player to act, turn, phase, draws made, draw-pile size) ->
