@@ -141,19 +141,28 @@ class Encoder:
     """Encodes one game's observations like :func:`encode`, from cached byte pieces.
 
     The observation is assembled with one ``bytearray.join`` of little-endian
-    float32 pieces, each kept where it changes: every absolute seat's
-    192-float pile/known block and score-pad entries (rebuilt only when that
-    seat's pile, known cards or pad changed; a relative order is a slice of a
-    doubled list), the seat table and round one-hots (per round), the hand
-    sizes and turn/phase/draw-pile features (small global tables), and the
-    own hand's one-hot, row values (per-suit tables) and bonus (a table keyed
-    by suit counts and bonus cards held).  Every call returns a fresh,
-    writable ``float32[1337]`` array.
+    float32 pieces (viewed by ``np.frombuffer``: a fresh, writable
+    ``float32[1337]`` array per call), each kept where it changes:
 
-    Piles, known cards and score pads are compared by content with the game's
-    lists; the round features are keyed by ``game.round``, so a game is
-    expected to change only through :meth:`Game.step` (as in the
-    environment); another game object resets the cache.
+    * every absolute seat's 192-float pile/known block, rebuilt only when that
+      seat's pile or known cards changed (the last observer's seat, in the
+      environment the player who acted since, is compared first); the
+      observer's relative order is a slice of the doubled list of blocks;
+    * every seat's score-pad pieces, rebuilt when its pad changed, and joined
+      once per observer and score;
+    * the seat-table, Grinch and round one-hots (global table per players,
+      round, Grinch and rounds);
+    * hand sizes, turn/phase/draw-pile features and "observer to act" (one
+      global table);
+    * the own hand: its one-hot, suit row values and packed counts from four
+      per-suit tables (4096 entries each), then Match/Run by rank counts and
+      the bonus by suit counts and bonus cards held (small tables).
+
+    Piles and known cards are compared by content with the game's lists at
+    every call, score pads while scoring and at a new round; the round
+    features are keyed by ``game.round``.  So a game is expected to change
+    only through :meth:`Game.step` (as in the environment); another game
+    object resets the cache.
     """
 
     __slots__ = (
