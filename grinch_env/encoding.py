@@ -189,6 +189,7 @@ class Encoder:
         self._piles = [None] * n
         self._known = [None] * n
         self._blocks = [b""] * n
+        self._last_seat = None
         self._round = None
         self._sheets = [None] * n
         self._totals = None
@@ -231,36 +232,43 @@ class Encoder:
             pieces = _ROUND_PIECES[key] = _round_pieces(game)
         self._round_pieces = pieces
 
-    def _update_scores(self, game: Game) -> None:
-        """Rebuild the score-pad entries (rows used, points, total) of every seat whose pad or total changed."""
-        n = self._n
-        points_scale = self._scales.points
-        total_scale = self._scales.total
+    def _update_scores(self, game: Game, hint: int | None) -> None:
+        """Rebuild the score-pad entries (rows used, points, total) of every seat whose pad or total changed.
+
+        Seat ``hint`` (the last observer: while scoring, the player who scored since) is looked at first.
+        """
         sheets = game.score_sheet
         totals = game.totals
         snap = self._sheets
-        used2 = self._used2
-        points2 = self._points2
-        totals2 = self._totals2
-        for p in range(n):
-            sheet = sheets[p]
-            if sheet != snap[p] or self._totals is None or totals[p] != self._totals[p]:
-                snap[p] = sheet[:]
-                if totals[p] == 0 and sheet == _EMPTY_SHEET:
-                    used2[p] = used2[p + n] = points2[p] = points2[p + n] = _EMPTY_ROWS
-                    totals2[p] = totals2[p + n] = _ZERO
-                    continue
-                used = [0.0] * NUM_ROWS
-                points = [0.0] * NUM_ROWS
-                for k, v in enumerate(sheet):
-                    if v is not None:
-                        used[k] = 1.0
-                        points[k] = v / points_scale
-                used2[p] = used2[p + n] = _PACK_7F(*used)
-                points2[p] = points2[p + n] = _PACK_7F(*points)
-                totals2[p] = totals2[p + n] = _PACK_1F(totals[p] / total_scale)
+        old_totals = self._totals
+        if hint is not None and old_totals is not None:
+            if sheets[hint] != snap[hint] or totals[hint] != old_totals[hint]:
+                self._set_pad(hint, sheets[hint], totals[hint])
+                old_totals[hint] = totals[hint]
+                if sheets == snap and totals == old_totals:
+                    self._seat_scores = [None] * self._n
+                    return
+        for p in range(self._n):
+            if sheets[p] != snap[p] or old_totals is None or totals[p] != old_totals[p]:
+                self._set_pad(p, sheets[p], totals[p])
         self._totals = totals[:]
-        self._seat_scores = [None] * n
+        self._seat_scores = [None] * self._n
+
+    def _set_pad(self, p: int, sheet: list, total: int) -> None:
+        """Keep seat ``p``'s pad and total and their feature bytes (in both halves of the doubled lists)."""
+        n = self._n
+        self._sheets[p] = sheet[:]
+        if total == 0 and sheet == _EMPTY_SHEET:
+            used = points = _EMPTY_ROWS
+            total_bytes = _ZERO
+        else:
+            points_scale = self._scales.points
+            used = _PACK_7F(*[0.0 if v is None else 1.0 for v in sheet])
+            points = _PACK_7F(*[0.0 if v is None else v / points_scale for v in sheet])
+            total_bytes = _PACK_1F(total / self._scales.total)
+        self._used2[p] = self._used2[p + n] = used
+        self._points2[p] = self._points2[p + n] = points
+        self._totals2[p] = self._totals2[p + n] = total_bytes
 
     def _scores_seen_from(self, seat: int) -> bytes:
         """Return (and keep until the next score) the score-pad features as ``seat`` sees them."""
@@ -280,14 +288,14 @@ class Encoder:
             known = game.known
             if piles != self._piles or known != self._known:
                 self._update_blocks(piles, known, self._last_seat)
-        self._last_seat = seat
         # Pads change only while scoring, or by a score that ended the round (or the game).
         if game.round != self._round:
             self._update_round(game)
             if game.score_sheet != self._sheets:
-                self._update_scores(game)
+                self._update_scores(game, self._last_seat)
         elif game.phase == PHASE_SCORE and game.score_sheet != self._sheets:
-            self._update_scores(game)
+            self._update_scores(game, self._last_seat)
+        self._last_seat = seat
         n = self._n
         end = seat + n
         hands = game.hands
