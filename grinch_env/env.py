@@ -296,6 +296,9 @@ class ClassicWrapper(BaseWrapper):
     PettingZoo's stack costs more than the game itself, because each wrapper
     layer forwards attribute reads through ``__getattr__``; here the hot
     attributes are properties and ``last``/``agent_iter`` read the raw env.
+    Around a :class:`raw_env` itself (not a subclass), ``last`` calls its
+    encoder and mask and ``step`` its ``_step_alive`` directly (methods
+    replaced on the instance later are not seen; wrap a subclass instead).
     """
 
     agents = _forward("agents")
