@@ -144,10 +144,10 @@ class Encoder:
     float32 pieces (viewed by ``np.frombuffer``: a fresh, writable
     ``float32[1337]`` array per call), each kept where it changes:
 
-    * every absolute seat's 192-float pile/known block, rebuilt only when that
-      seat's pile or known cards changed (the last observer's seat, in the
-      environment the player who acted since, is compared first); the
-      observer's relative order is a slice of the doubled list of blocks;
+    * every absolute seat's 192-float pile/known block, rebuilt only for the
+      seats that :attr:`Game.pile_log` names since the last call (all of them
+      when the log is a new list); the observer's relative order is a slice
+      of the doubled list of blocks;
     * every seat's score-pad pieces, rebuilt when its pad changed, and joined
       once per observer and score;
     * the seat-table, Grinch and round one-hots (global table per players,
@@ -158,8 +158,8 @@ class Encoder:
       per-suit tables (4096 entries each), then Match/Run by rank counts and
       the bonus by suit counts and bonus cards held (small tables).
 
-    Piles and known cards are compared by content with the game's lists at
-    every call, score pads while scoring and at a new round; the round
+    Piles and known cards are trusted to change only as ``game.pile_log``
+    says, score pads are compared while scoring and at a new round; the round
     features are keyed by ``game.round``.  So a game is expected to change
     only through :meth:`Game.step` (as in the environment); another game
     object resets the cache.
@@ -167,7 +167,7 @@ class Encoder:
 
     __slots__ = (
         "_game", "_n", "_scales", "_bonus", "_bonus_values", "_bonus_mask", "_pad_blocks", "_pad_rows", "_pad_totals",
-        "_piles", "_known", "_blocks", "_blocks2", "_last_seat",
+        "_log", "_logged", "_blocks", "_blocks2", "_last_seat",
         "_round", "_round_pieces",
         "_sheets", "_totals", "_used2", "_points2", "_totals2", "_seat_scores",
     )
@@ -186,8 +186,8 @@ class Encoder:
         self._pad_blocks = bytes(_BLOCK_BYTES * (MAX_PLAYERS - n))
         self._pad_rows = bytes(4 * NUM_ROWS * (MAX_PLAYERS - n))
         self._pad_totals = bytes(4 * (MAX_PLAYERS - n))
-        self._piles = [None] * n
-        self._known = [None] * n
+        self._log = None
+        self._logged = 0
         self._blocks = [b""] * n
         self._last_seat = None
         self._round = None
@@ -197,30 +197,22 @@ class Encoder:
         self._points2 = [b""] * (2 * n)
         self._totals2 = [b""] * (2 * n)
 
-    def _update_blocks(self, piles: list, known: list, hint: int) -> None:
-        """Rebuild the 192-float block of every seat whose pile or known cards changed.
+    def _update_blocks(self, game: Game) -> None:
+        """Rebuild the 192-float block of every seat that ``game.pile_log`` names since the last call.
 
-        Seat ``hint`` (the last observer: in the environment, the player who
-        acted since) is looked at first; when its pile was the only change,
-        the other seats are not compared one by one.
+        A new log list (new round, draw-pile refill, another game) rebuilds every seat.
         """
-        snap_piles = self._piles
-        snap_known = self._known
+        log = game.pile_log
         blocks = self._blocks
-        if hint is not None and (piles[hint] != snap_piles[hint] or known[hint] != snap_known[hint]):
-            pile = snap_piles[hint] = piles[hint][:]
-            kn = snap_known[hint] = known[hint][:]
-            blocks[hint] = _seat_block(pile, kn)
-            if piles == snap_piles and known == snap_known:
-                self._blocks2 = blocks + blocks
-                return
-        for p in range(self._n):
-            pile = piles[p]
-            kn = known[p]
-            if pile != snap_piles[p] or kn != snap_known[p]:
-                pile = snap_piles[p] = pile[:]
-                kn = snap_known[p] = kn[:]
-                blocks[p] = _seat_block(pile, kn)
+        piles = game.piles
+        known = game.known
+        if log is self._log:
+            for p in log[self._logged:]:
+                blocks[p] = _seat_block(piles[p], known[p])
+        else:
+            self._log = log
+            blocks[:] = map(_seat_block, piles, known)
+        self._logged = len(log)
         self._blocks2 = blocks + blocks
 
     def _update_round(self, game: Game) -> None:
@@ -282,12 +274,9 @@ class Encoder:
         """Return the observation of ``game`` from ``seat`` (equal to ``encode(game, seat)``)."""
         if game is not self._game:
             self._reset(game)
-            self._update_blocks(game.piles, game.known, None)
-        else:
-            piles = game.piles
-            known = game.known
-            if piles != self._piles or known != self._known:
-                self._update_blocks(piles, known, self._last_seat)
+            self._update_blocks(game)
+        elif game.pile_log is not self._log or len(game.pile_log) != self._logged:
+            self._update_blocks(game)
         # Pads change only while scoring, or by a score that ended the round (or the game).
         if game.round != self._round:
             self._update_round(game)

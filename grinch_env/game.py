@@ -102,12 +102,19 @@ class Game:
     be in ``p``'s hand (cards the Grinch took from a discard pile and has not
     discarded).  Randomness comes only from ``rng``, one deck shuffle
     (``rng.permutation(48)``) at the start of every round.
+
+    ``pile_log`` is bookkeeping for incremental observers (the env's
+    :class:`~grinch_env.encoding.Encoder`), not state: :meth:`step` appends
+    the seats whose discard pile or known cards it changed, and a new (empty)
+    list replaces it whenever every pile may change at once (a new round, a
+    draw-pile refill).  Code that edits ``piles`` or ``known`` directly does
+    not update it.
     """
 
     __slots__ = (
         "num_players", "num_rounds", "first_grinch", "layout", "rng",
         "round", "turn", "phase", "grinch", "order", "pos", "current", "draws_made",
-        "hands", "piles", "draw_pile", "known", "score_sheet", "totals",
+        "hands", "piles", "draw_pile", "known", "score_sheet", "totals", "pile_log",
     )
 
     def __init__(
@@ -147,6 +154,7 @@ class Game:
         self.hands = [[cards.pop() for _ in range(DEAL_SIZE)] for _ in range(n)]
         self.piles = [[] for _ in range(n)]
         self.known = [[] for _ in range(n)]
+        self.pile_log: list[int] = []
         self.draw_pile = cards
         self.turn = 1
         self.draws_made = 0
@@ -189,6 +197,7 @@ class Game:
         for pile in self.piles:
             under.extend(pile[:-1])
             del pile[:-1]
+        self.pile_log = []
         self.draw_pile = [under[i] for i in self.rng.permutation(len(under))]
 
     def _end_discard(self) -> None:
@@ -272,6 +281,7 @@ class Game:
                 self._raise_illegal(action)
             hand.remove(action)
             self.piles[p].append(action)
+            self.pile_log.append(p)
             known = self.known[p]
             if known and action in known:
                 known.remove(action)
@@ -298,9 +308,11 @@ class Game:
                 j = action - DRAW_DISCARD_BASE
                 if not (0 <= j < n and self.piles[(p + j) % n]):
                     self._raise_illegal(action)
-                card = self.piles[(p + j) % n].pop()
+                source = (p + j) % n
+                card = self.piles[source].pop()
                 self.hands[p].append(card)
                 self.known[p].append(card)
+                self.pile_log += (source, p)
             self.draws_made += 1
             if self.draws_made == GRINCH_DRAWS:
                 self.phase = PHASE_DISCARD
@@ -357,6 +369,7 @@ class Game:
         g.piles = [p[:] for p in self.piles]
         g.known = [k[:] for k in self.known]
         g.draw_pile = self.draw_pile[:]
+        g.pile_log = self.pile_log[:]
         g.score_sheet = [s[:] for s in self.score_sheet]
         g.totals = self.totals[:]
         return g
