@@ -272,25 +272,39 @@ class Encoder:
 
     def __call__(self, game: Game, seat: int) -> np.ndarray:
         """Return the observation of ``game`` from ``seat`` (equal to ``encode(game, seat)``)."""
+        return self.observe(game, seat)["observation"]
+
+    def observe(self, game: Game, seat: int) -> dict[str, np.ndarray]:
+        """Return ``{"observation": encode(game, seat), "action_mask": action_mask(game, seat)}`` (fresh arrays)."""
         if game is not self._game:
             self._reset(game)
             self._update_blocks(game)
-        elif game.pile_log is not self._log or len(game.pile_log) != self._logged:
-            self._update_blocks(game)
+        else:
+            log = game.pile_log
+            if log is not self._log:
+                self._update_blocks(game)
+            elif len(log) != self._logged:
+                # _update_blocks' usual case, inlined: the seats the log names since the last call.
+                blocks = self._blocks
+                piles = game.piles
+                known = game.known
+                for p in log[self._logged:]:
+                    blocks[p] = _seat_block(piles[p], known[p])
+                self._logged = len(log)
+                self._blocks2 = blocks + blocks
         # Pads change only while scoring, or by a score that ended the round (or the game).
+        phase = game.phase
         if game.round != self._round:
             self._update_round(game)
             if game.score_sheet != self._sheets:
                 self._update_scores(game, self._last_seat)
-        elif game.phase == PHASE_SCORE and game.score_sheet != self._sheets:
+        elif phase == PHASE_SCORE and game.score_sheet != self._sheets:
             self._update_scores(game, self._last_seat)
         self._last_seat = seat
-        n = self._n
-        end = seat + n
         hands = game.hands
         hand = hands[seat]
-        # The hand as a 48-bit set, then per suit (12 bits) a table entry: the suit's
-        # one-hot block, suit row value and packed counts (rank counts, Rainbow sum, suit counts).
+        # The hand as a 48-bit set, then per suit (12 bits) a table entry: the suit's one-hot
+        # block, suit row value, packed counts (rank counts, Rainbow sum, suit counts), mask bytes.
         held = sum(map(_CARD_BIT.__getitem__, hand))
         w = _SUIT0[held & 4095]
         x = _SUIT1[held >> 12 & 4095]
@@ -304,12 +318,14 @@ class Encoder:
         bonus = self._bonus_values.get(bonus_key)
         if bonus is None:
             bonus = self._bonus.miss(hand, bonus_key)
-        key = (tuple(map(len, hands)), seat, game.current, game.turn, game.phase, game.draws_made, len(game.draw_pile))
+        current = game.current
+        key = (tuple(map(len, hands)), seat, current, game.turn, phase, game.draws_made, len(game.draw_pile))
         sizes_turn = _SIZES_TURN.get(key)
         if sizes_turn is None:
             sizes_turn = _sizes_turn(game, seat, key)
         round_pieces = self._round_pieces
-        buffer = bytearray().join((
+        end = seat + self._n
+        observation = np.frombuffer(bytearray().join((
             w[0], x[0], y[0], z[0],
             *self._blocks2[seat:end],
             self._pad_blocks,
@@ -318,10 +334,15 @@ class Encoder:
             round_pieces[1],
             sizes_turn[1],
             self._seat_scores[seat] or self._scores_seen_from(seat),
-            _PACK_8F(w[1], x[1], y[1], z[1], (packed >> 24 & 255) / MAX_ROW_VALUE, match_run[0], match_run[1], bonus),
+            w[1], x[1], y[1], z[1], _RAINBOW[packed >> 24 & 255], match_run, bonus,
             sizes_turn[2],
-        ))
-        return np.frombuffer(buffer, _FLOAT32)
+        )), _FLOAT32)
+        if current == seat and phase == PHASE_DISCARD:
+            # The discard actions are the cards held: the suit tables' mask bytes.
+            mask = np.frombuffer(bytearray().join((w[3], x[3], y[3], z[3], _MASK_TAIL)), _INT8)
+        else:
+            mask = action_mask(game, seat)
+        return {"observation": observation, "action_mask": mask}
 
 
 # ----------------------------------------------------------- Encoder's pieces
@@ -340,6 +361,7 @@ _EMPTY_SHEET = [None] * NUM_ROWS
 _EMPTY_ROWS = bytes(4 * NUM_ROWS)
 _EMPTY_BLOCK = bytes(_BLOCK_BYTES)
 _PACK_1F = struct.Struct("<f").pack
+_PACK_2F = struct.Struct("<2f").pack
 _PACK_6F = struct.Struct("<6f").pack
 _PACK_7F = struct.Struct("<7f").pack
 _PACK_8F = struct.Struct("<8f").pack
@@ -414,7 +436,7 @@ _CARD_BIT = tuple(1 << c for c in range(NUM_CARDS))
 
 def _suit_tables() -> tuple[tuple, ...]:
     """Per suit, for each 12-bit set of that suit's cards (bit ``2 * (rank - 1) + copy``): (one-hot
-    bytes of the 12 cards, suit row value / 30, packed counts).  The packed counts add up over
+    bytes of the 12 cards, suit row value / 30 as float32 bytes, packed counts, the 12 cards' discard-mask bytes).  The packed counts add up over
     the four suits without carries: four bits per rank (bits 0..23) count the cards of that
     rank, bits 24..31 the highest rank held, four bits at ``48 + 4 * suit`` the cards of the suit."""
     base = [(0, 0, 0, 0, 0)]
@@ -423,26 +445,33 @@ def _suit_tables() -> tuple[tuple, ...]:
         bits, total, high, lanes, count = base[field & (field - 1)]
         rank = low // 2 + 1
         base.append((bits | _ONE_BITS << (32 * low), total + rank, max(high, rank), lanes + (1 << (4 * (rank - 1))), count + 1))
-    rows = [(bits.to_bytes(4 * CARDS_PER_SUIT, "little"), total / MAX_ROW_VALUE, lanes | high << 24, count) for bits, total, high, lanes, count in base]
-    return tuple(tuple((b, v, packed | count << (48 + 4 * s)) for b, v, packed, count in rows) for s in range(NUM_SUITS))
+    rows = [
+        (bits.to_bytes(4 * CARDS_PER_SUIT, "little"), _PACK_1F(total / MAX_ROW_VALUE), lanes | high << 24, count, bytes((field >> i) & 1 for i in range(CARDS_PER_SUIT)))
+        for field, (bits, total, high, lanes, count) in enumerate(base)
+    ]
+    return tuple(tuple((b, v, packed | count << (48 + 4 * s), mask) for b, v, packed, count, mask in rows) for s in range(NUM_SUITS))
 
 
 _RANKS_MASK = (1 << 24) - 1  # the rank counts in a packed sum
 _SUIT_COUNTS_MASK = ((1 << 16) - 1) << 48  # the suit counts in a packed sum
 _SUIT_TABLES = _SUIT0, _SUIT1, _SUIT2, _SUIT3 = _suit_tables()
-# Rank counts (four bits per rank) -> (Match value / 30, Run value / 30).
-_MATCH_RUN: dict[int, tuple[float, float]] = {}
+# The Rainbow feature (sum of the suits' highest ranks / 30) as float32 bytes.
+_RAINBOW = tuple(_PACK_1F(v / MAX_ROW_VALUE) for v in range(256))
+# The action mask after the 48 discard actions (all draw and score actions 0).
+_MASK_TAIL = bytes(NUM_ACTIONS - NUM_CARDS)
+# Rank counts (four bits per rank) -> Match value / 30, Run value / 30 as float32 bytes.
+_MATCH_RUN: dict[int, bytes] = {}
 
 
-def _match_run(rank_counts: int) -> tuple[float, float]:
+def _match_run(rank_counts: int) -> bytes:
     cards = [2 * (r - 1) for r in range(1, NUM_RANKS + 1) for _ in range((rank_counts >> (4 * (r - 1))) & 15)]
     values = row_scores(cards)  # suit 0 cards of those ranks: Match and Run read only the ranks
-    _MATCH_RUN[rank_counts] = entry = (values[MATCH_ROW] / MAX_ROW_VALUE, values[RUN_ROW] / MAX_ROW_VALUE)
+    _MATCH_RUN[rank_counts] = entry = _PACK_2F(values[MATCH_ROW] / MAX_ROW_VALUE, values[RUN_ROW] / MAX_ROW_VALUE)
     return entry
 
 
 class _BonusTable:
-    """A layout's own-hand bonus feature, keyed by the bonus cards held (bits 0..47) and the suit counts (four bits each from 48)."""
+    """A layout's own-hand bonus feature (float32 bytes), keyed by the bonus cards held (bits 0..47) and the suit counts (four bits each from 48)."""
 
     __slots__ = ("layout", "scale", "mask", "values")
 
@@ -450,10 +479,10 @@ class _BonusTable:
         self.layout = layout
         self.scale = scales.bonus
         self.mask = sum(1 << c for c in range(NUM_CARDS) if layout[c] is not None)
-        self.values: dict[int, float] = {}
+        self.values: dict[int, bytes] = {}
 
-    def miss(self, hand: list[int], key: int) -> float:
-        value = bonus_points(hand, self.layout) / self.scale
+    def miss(self, hand: list[int], key: int) -> bytes:
+        value = _PACK_1F(bonus_points(hand, self.layout) / self.scale)
         if len(self.values) >= _CACHE_LIMIT:
             self.values.clear()
         self.values[key] = value

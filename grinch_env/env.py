@@ -99,7 +99,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import BaseWrapper
 
-from grinch_env.encoding import OBS_SIZE, Encoder, action_mask
+from grinch_env.encoding import OBS_SIZE, Encoder
 from grinch_env.game import NUM_ACTIONS, Game, IllegalActionError
 
 REWARD_MODES = ("win", "margin")
@@ -198,9 +198,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.agent_selection = self.possible_agents[self._game.current]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self.agent_name_mapping[agent]
-        game = self._game
-        return {"observation": self._encoder(game, seat), "action_mask": action_mask(game, seat)}
+        return self._encoder.observe(self._game, self.agent_name_mapping[agent])
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -349,10 +347,7 @@ class ClassicWrapper(BaseWrapper):
         e = self.env
         agent = e.agent_selection
         if observe and self._step_alive is not None:
-            # raw_env.observe, inlined.
-            seat = e.agent_name_mapping[agent]
-            game = e._game
-            obs = {"observation": e._encoder(game, seat), "action_mask": action_mask(game, seat)}
+            obs = e._encoder.observe(e._game, e.agent_name_mapping[agent])  # raw_env.observe, inlined
         else:
             obs = e.observe(agent) if observe else None
         return (
