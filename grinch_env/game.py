@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from grinch_env.cards import NUM_CARDS, card_name
-from grinch_env.scoring import NUM_ROWS, ROW_NAMES, Bonus, bonus_points, resolve_layout, row_scores
+from grinch_env.scoring import NUM_ROWS, ROW_NAMES, Bonus, bonus_points, resolve_layout, row_value
 
 # ---------------------------------------------------------------- game facts
 MIN_PLAYERS = 2
@@ -257,7 +257,7 @@ class Game:
     def hand_value(self, seat: int, row: int) -> int:
         """Return what scoring seat's current hand in ``row`` would write (row value plus bonus)."""
         hand = self.hands[seat]
-        return row_scores(hand)[row] + bonus_points(hand, self.layout)
+        return row_value(hand, row) + bonus_points(hand, self.layout)
 
     def winners(self) -> list[int]:
         """Return the seats with the highest total (all of them in a tie)."""

@@ -140,6 +140,20 @@ def row_scores(cards: Iterable[int]) -> tuple[int, int, int, int, int, int, int]
     )
 
 
+def row_value(cards: Iterable[int], row: int) -> int:
+    """Return ``row_scores(cards)[row]``, computing only that row (the suit rows and Rainbow directly)."""
+    if row < RAINBOW_ROW:
+        return sum([RANK[c] for c in cards if SUIT[c] == row])
+    if row == RAINBOW_ROW:
+        suit_max = [0, 0, 0, 0]
+        for c in cards:
+            r = RANK[c]
+            if r > suit_max[SUIT[c]]:
+                suit_max[SUIT[c]] = r
+        return suit_max[0] + suit_max[1] + suit_max[2] + suit_max[3]
+    return row_scores(cards)[row]
+
+
 def bonus_points(cards: Iterable[int], layout: str | Mapping | tuple = "standard") -> int:
     """Return the sum of the bonuses of ``cards`` whose condition holds in this hand."""
     table = layout if type(layout) is tuple else resolve_layout(layout)
