@@ -159,8 +159,9 @@ class Encoder:
       the bonus by suit counts and bonus cards held (small tables).
 
     Piles and known cards are trusted to change only as ``game.pile_log``
-    says, score pads are compared while scoring and at a new round; the round
-    features are keyed by ``game.round``.  So a game is expected to change
+    says, score pads rebuilt for the seats that scored since (the first
+    ``game.pos`` of ``game.order`` while scoring) and compared at a new round;
+    the round features are keyed by ``game.round``.  So a game is expected to change
     only through :meth:`Game.step` (as in the environment); another game
     object resets the cache.
     """
@@ -169,7 +170,7 @@ class Encoder:
         "_game", "_n", "_scales", "_bonus", "_bonus_values", "_bonus_mask", "_pad_blocks", "_pad_rows", "_pad_totals",
         "_log", "_logged", "_blocks", "_blocks2", "_last_seat",
         "_round", "_round_pieces",
-        "_sheets", "_totals", "_used2", "_points2", "_totals2", "_seat_scores",
+        "_sheets", "_totals", "_scored", "_used2", "_points2", "_totals2", "_seat_scores",
     )
 
     def __init__(self) -> None:
@@ -193,6 +194,7 @@ class Encoder:
         self._round = None
         self._sheets = [None] * n
         self._totals = None
+        self._scored = 0
         self._used2 = [b""] * (2 * n)
         self._points2 = [b""] * (2 * n)
         self._totals2 = [b""] * (2 * n)
@@ -292,14 +294,22 @@ class Encoder:
                     blocks[p] = _seat_block(piles[p], known[p])
                 self._logged = len(log)
                 self._blocks2 = blocks + blocks
-        # Pads change only while scoring, or by a score that ended the round (or the game).
+        # Pads change only while scoring (in a round's score phase, the first game.pos seats of
+        # game.order have scored), or by a score that ended the round (or the game).
         phase = game.phase
         if game.round != self._round:
             self._update_round(game)
             if game.score_sheet != self._sheets:
                 self._update_scores(game, self._last_seat)
-        elif phase == PHASE_SCORE and game.score_sheet != self._sheets:
-            self._update_scores(game, self._last_seat)
+            self._scored = game.pos if phase == PHASE_SCORE else 0
+        elif phase == PHASE_SCORE and game.pos != self._scored:
+            sheets = game.score_sheet
+            totals = game.totals
+            for p in game.order[self._scored:game.pos]:
+                self._set_pad(p, sheets[p], totals[p])
+                self._totals[p] = totals[p]
+            self._scored = game.pos
+            self._seat_scores = [None] * self._n
         self._last_seat = seat
         hands = game.hands
         hand = hands[seat]
