@@ -168,7 +168,7 @@ class Encoder:
 
     __slots__ = (
         "_game", "_n", "_scales", "_bonus", "_bonus_values", "_bonus_mask", "_pad_blocks", "_pad_rows", "_pad_totals",
-        "_log", "_logged", "_blocks", "_blocks2", "_last_seat",
+        "_log", "_logged", "_blocks2", "_last_seat",
         "_round", "_round_pieces",
         "_sheets", "_totals", "_scored", "_used2", "_points2", "_totals2", "_seat_scores",
     )
@@ -189,7 +189,7 @@ class Encoder:
         self._pad_totals = bytes(4 * (MAX_PLAYERS - n))
         self._log = None
         self._logged = 0
-        self._blocks = [b""] * n
+        self._blocks2 = [b""] * (2 * n)
         self._last_seat = None
         self._round = None
         self._sheets = [None] * n
@@ -205,17 +205,18 @@ class Encoder:
         A new log list (new round, draw-pile refill, another game) rebuilds every seat.
         """
         log = game.pile_log
-        blocks = self._blocks
         piles = game.piles
         known = game.known
         if log is self._log:
+            n = self._n
+            blocks2 = self._blocks2
             for p in log[self._logged:]:
-                blocks[p] = _seat_block(piles[p], known[p])
+                blocks2[p] = blocks2[p + n] = _seat_block(piles[p], known[p])
         else:
             self._log = log
-            blocks[:] = map(_seat_block, piles, known)
+            blocks = list(map(_seat_block, piles, known))
+            self._blocks2 = blocks + blocks
         self._logged = len(log)
-        self._blocks2 = blocks + blocks
 
     def _update_round(self, game: Game) -> None:
         """Fetch (or build) the seat-table, Grinch and round one-hots of every seat."""
@@ -287,13 +288,13 @@ class Encoder:
                 self._update_blocks(game)
             elif len(log) != self._logged:
                 # _update_blocks' usual case, inlined: the seats the log names since the last call.
-                blocks = self._blocks
+                n = self._n
+                blocks2 = self._blocks2
                 piles = game.piles
                 known = game.known
                 for p in log[self._logged:]:
-                    blocks[p] = _seat_block(piles[p], known[p])
+                    blocks2[p] = blocks2[p + n] = _seat_block(piles[p], known[p])
                 self._logged = len(log)
-                self._blocks2 = blocks + blocks
         # Pads change only while scoring (in a round's score phase, the first game.pos seats of
         # game.order have scored), or by a score that ended the round (or the game).
         phase = game.phase
@@ -329,7 +330,7 @@ class Encoder:
         if bonus is None:
             bonus = self._bonus.miss(hand, bonus_key)
         current = game.current
-        key = (tuple(map(len, hands)), seat, current, game.turn, phase, game.draws_made, len(game.draw_pile))
+        key = (*map(len, hands), seat, current, game.turn, phase, game.draws_made, len(game.draw_pile))
         sizes_turn = _SIZES_TURN.get(key)
         if sizes_turn is None:
             sizes_turn = _sizes_turn(game, seat, key)
@@ -415,7 +416,7 @@ def _seat_block(pile: list[int], known: list[int]) -> bytes:
     return b"".join((contents, top, second, _EMPTY_48))
 
 
-# (hand sizes by absolute seat, observer, player to act, turn, phase, draws made, draw-pile size) ->
+# (hand sizes by absolute seat, observer, player to act, turn, phase, draws made, draw-pile size), as one flat tuple ->
 # (hand-size features, turn/phase/first-draw/draw-pile features, "observer to act" feature).
 _SIZES_TURN: dict[tuple, tuple[bytes, bytes, bytes]] = {}
 
