@@ -168,7 +168,7 @@ class Encoder:
 
     __slots__ = (
         "_game", "_n", "_scales", "_bonus", "_bonus_values", "_bonus_mask", "_pad_blocks", "_pad_rows", "_pad_totals",
-        "_log", "_logged", "_blocks2", "_last_seat",
+        "_log", "_logged", "_blocks2", "_mask_pad", "_last_seat",
         "_round", "_round_pieces",
         "_sheets", "_totals", "_scored", "_used2", "_points2", "_totals2", "_seat_scores",
     )
@@ -187,6 +187,7 @@ class Encoder:
         self._pad_blocks = bytes(_BLOCK_BYTES * (MAX_PLAYERS - n))
         self._pad_rows = bytes(4 * NUM_ROWS * (MAX_PLAYERS - n))
         self._pad_totals = bytes(4 * (MAX_PLAYERS - n))
+        self._mask_pad = bytes(MAX_PLAYERS - n + NUM_ROWS)  # absent seats' draw actions, the score actions
         self._log = None
         self._logged = 0
         self._blocks2 = [b""] * (2 * n)
@@ -348,11 +349,21 @@ class Encoder:
             w[1], x[1], y[1], z[1], _RAINBOW[packed >> 24 & 255], match_run, bonus,
             sizes_turn[2],
         )), _FLOAT32)
-        if current == seat and phase == PHASE_DISCARD:
+        # action_mask(game, seat), from bytes pieces per phase.
+        if current != seat:
+            mask = np.frombuffer(bytearray(NUM_ACTIONS), _INT8)
+        elif phase == PHASE_DISCARD:
             # The discard actions are the cards held: the suit tables' mask bytes.
             mask = np.frombuffer(bytearray().join((w[3], x[3], y[3], z[3], _MASK_TAIL)), _INT8)
-        else:
-            mask = action_mask(game, seat)
+        elif phase == PHASE_DRAW:
+            piles = game.piles
+            mask = np.frombuffer(bytearray().join((
+                _MASK_NO_DISCARD,
+                _MASK_ONE if game.draw_pile or game._can_draw_from_draw_pile() else _MASK_ZERO,
+                bytes(map(bool, piles[seat:])), bytes(map(bool, piles[:seat])), self._mask_pad,
+            )), _INT8)
+        else:  # PHASE_SCORE
+            mask = np.frombuffer(bytearray().join((_MASK_NO_DRAW, bytes([v is None for v in game.score_sheet[seat]]))), _INT8)
         return {"observation": observation, "action_mask": mask}
 
 
@@ -468,8 +479,13 @@ _SUIT_COUNTS_MASK = ((1 << 16) - 1) << 48  # the suit counts in a packed sum
 _SUIT_TABLES = _SUIT0, _SUIT1, _SUIT2, _SUIT3 = _suit_tables()
 # The Rainbow feature (sum of the suits' highest ranks / 30) as float32 bytes.
 _RAINBOW = tuple(_PACK_1F(v / MAX_ROW_VALUE) for v in range(256))
-# The action mask after the 48 discard actions (all draw and score actions 0).
+# Action-mask pieces: after the 48 discard actions (all draw and score actions 0), before the
+# draw actions, before the score actions; one action.
 _MASK_TAIL = bytes(NUM_ACTIONS - NUM_CARDS)
+_MASK_NO_DISCARD = bytes(DRAW_PILE_ACTION)
+_MASK_NO_DRAW = bytes(SCORE_BASE)
+_MASK_ONE = b"\x01"
+_MASK_ZERO = b"\x00"
 # Rank counts (four bits per rank) -> Match value / 30, Run value / 30 as float32 bytes.
 _MATCH_RUN: dict[int, bytes] = {}
 
