@@ -295,7 +295,7 @@ class ClassicWrapper(BaseWrapper):
     layer forwards attribute reads through ``__getattr__``; here the hot
     attributes are properties and ``last``/``agent_iter`` read the raw env.
     Around a :class:`raw_env` itself (not a subclass), ``last`` calls its
-    encoder and mask and ``step`` its ``_step_alive`` directly (methods
+    encoder's ``observe`` (observation and mask) and ``step`` its ``_step_alive`` directly (methods
     replaced on the instance later are not seen; wrap a subclass instead).
     """
 
