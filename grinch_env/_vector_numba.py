@@ -1,17 +1,23 @@
-"""Optional numba kernel for :class:`grinch_env.vector.VectorGrinch`'s observations and masks.
+"""Optional numba kernels for :class:`grinch_env.vector.VectorGrinch` (``backend="numba"``).
 
-The same function of the engine's state arrays as ``VectorGrinch._encode``
-(numpy), written as one loop per game: it skips numpy's temporaries and
-per-call overhead, which makes the observation 3x (1024 games) to 20x (1 game)
-faster.  Imported only when numba is installed (``backend="auto"`` or
-``"numba"``); ``tests/test_vector.py`` checks both backends against the scalar
-engine.  The transitions have a single implementation, in numpy.
+The same functions of the engine's state arrays as the numpy code of
+``grinch_env.vector`` (the transitions ``_discard``/``_draw``/``_score``/
+``_start_round``/``_rewards`` and the observation ``_encode``), written as one
+compiled loop over the games: no grouping by phase, no fancy indexing, no
+temporaries.  A step is two calls: :func:`step_into` checks every action,
+applies it, and writes the observation and mask of every game whose next
+decision needs no new deck; the games that start a round (or a new game) are
+then dealt their decks from the deck source (Python) and finished by
+:func:`deal_into`.  Imported only when numba is installed (``backend="auto"``
+or ``"numba"``); ``tests/test_vector.py`` checks both backends against the
+scalar engine and against each other.
 """
 
 from __future__ import annotations
 
 import numba
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros  # count trailing zero bits (LLVM cttz)
 
 from grinch_env.cards import CARDS_PER_SUIT, NUM_CARDS, NUM_SUITS
 from grinch_env.encoding import (
@@ -33,88 +39,327 @@ from grinch_env.encoding import (
     TOTALS,
     TURN,
 )
-from grinch_env.game import DRAW_DISCARD_BASE, DRAW_PILE_ACTION, SCORE_BASE
-from grinch_env.scoring import NUM_ROWS
+from grinch_env.env import MARGIN_SCALE
+from grinch_env.game import (
+    DEAL_SIZE,
+    DRAW_DISCARD_BASE,
+    DRAW_PILE_ACTION,
+    GRINCH_DRAWS,
+    MAX_PLAYERS,
+    NUM_ACTIONS,
+    SCORE_BASE,
+    TURNS_PER_ROUND,
+    WHO_DRAWS,
+)
+from grinch_env.scoring import MATCH_POINTS, NUM_ROWS, RUN_POINTS
 from grinch_env.vector import _COUNTS_BITS, _RANK_SUM_AT, _SUIT_COUNT_AT, _TOP_AT
+
+_DISCARD, _DRAW, _SCORE = 0, 1, 2
+# step_into's status per game: nothing more to do, a round to deal, a game over (rewards written, then a new game to deal).
+NO_DEAL, NEW_ROUND, GAME_OVER = 0, 1, 2
+_PAD = 2 * NUM_ROWS + 1
+_RANKS = _COUNTS_BITS // 3
+_MATCH_POINTS = np.array(MATCH_POINTS, dtype=np.int64)  # frozen into the compiled code as constants
+_RUN_POINTS = np.array(RUN_POINTS, dtype=np.int64)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _features(hand, suit_features):  # pragma: no cover - compiled
+    """The packed suit features of a hand (see ``grinch_env.vector._suit_feature_table``)."""
+    feat = 0
+    for s in range(NUM_SUITS):
+        chunk = np.int64((hand >> np.uint64(CARDS_PER_SUIT * s)) & np.uint64((1 << CARDS_PER_SUIT) - 1))
+        feat += suit_features[(s << CARDS_PER_SUIT) + chunk]
+    return feat
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _row_value(feat, row):  # pragma: no cover - compiled
+    """Row ``row``'s value of a hand from its packed features (``grinch_env.vector._hand_values``).
+
+    Match and Run come from the per-rank counts by a 6-step loop rather than ``grinch_env.vector._MATCH_RUN``:
+    that table is 2 MB, and one random lookup per game missed the cache often enough to cost more than the loop.
+    """
+    if row < NUM_SUITS:
+        return (feat >> (_RANK_SUM_AT + 6 * row)) & 63
+    if row == NUM_SUITS:
+        return (feat >> _TOP_AT) & 31
+    most = 0
+    run = 0
+    longest = 0
+    for r in range(_RANKS):
+        count = (feat >> (3 * r)) & 7
+        most = max(most, count)
+        run = run + 1 if count else 0
+        longest = max(longest, run)
+    return _MATCH_POINTS[most] if row == NUM_SUITS + 1 else _RUN_POINTS[longest]
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _bonus(hand, feat, bonus_card, bonus_suit, bonus_count, bonus_points):  # pragma: no cover - compiled
+    bonus = 0
+    for b in range(len(bonus_card)):
+        if (hand >> np.uint64(bonus_card[b])) & np.uint64(1) and ((feat >> (_SUIT_COUNT_AT + 3 * bonus_suit[b])) & 7) >= bonus_count[b]:
+            bonus += bonus_points[b]
+    return bonus
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _encode_game(
+    i, n, cur, maps, pad, phase, turn, rnd, rounds, grinch, draws, ptr,
+    suit_features, f_hand, f_pile, f_row, f_bonus, bonus_card, bonus_suit, bonus_count, bonus_points, obs, mask,
+):  # pragma: no cover - compiled
+    """Write game i's observation and mask of its player to act (as ``VectorGrinch._encode``)."""
+    one = np.uint64(1)
+    o = obs[i]
+    m = mask[i]
+    ni = n[i]
+    c = cur[i]
+    hand = maps[i, c, 4]
+    o[:] = 0.0  # one memset, then the few ones: the card bitmaps are sparse
+    x = hand
+    while x:
+        o[trailing_zeros(x)] = 1.0
+        x &= x - one
+    for j in range(ni):
+        p = (c + j) % ni
+        for f in range(4):  # pile contents, top, second, known in hand
+            x = maps[i, p, f]
+            b = SEAT_BLOCK + SEAT_STRIDE * j + NUM_CARDS * f
+            while x:
+                o[b + trailing_zeros(x)] = 1.0
+                x &= x - one
+    for j in range(ni):
+        p = (c + j) % ni
+        o[AT_TABLE + j] = 1.0
+        size = 0
+        h = maps[i, p, 4]
+        while h:
+            h &= h - one
+            size += 1
+        o[HAND_SIZE + j] = f_hand[size]
+        for k in range(NUM_ROWS):
+            o[ROW_USED + NUM_ROWS * j + k] = pad[i, p, k]
+            o[ROW_POINTS + NUM_ROWS * j + k] = pad[i, p, NUM_ROWS + k]
+        o[TOTALS + j] = pad[i, p, 2 * NUM_ROWS]
+    o[GRINCH_SEAT + (grinch[i] - c) % ni] = 1.0
+    r = min(rnd[i], rounds[i] - 1)
+    o[ROUND + r] = 1.0
+    o[ROUNDS_LEFT + rounds[i] - 1 - r] = 1.0
+    if turn[i] > 0:
+        o[TURN + turn[i] - 1] = 1.0
+    ph = phase[i]
+    o[PHASE + ph] = 1.0
+    if ph == _DRAW and draws[i] > 0:
+        o[FIRST_DRAW_MADE] = 1.0
+    o[DRAW_PILE_SIZE] = f_pile[ptr[i]]
+    feat = _features(hand, suit_features)
+    for row in range(NUM_ROWS):
+        o[OWN_ROW_VALUES + row] = f_row[_row_value(feat, row)]
+    o[OWN_BONUS] = f_bonus[_bonus(hand, feat, bonus_card, bonus_suit, bonus_count, bonus_points)]
+    o[TO_ACT] = 1.0
+    m[:] = 0
+    if ph == _DISCARD:
+        x = hand
+        while x:
+            m[trailing_zeros(x)] = 1
+            x &= x - one
+    elif ph == _DRAW:
+        m[DRAW_PILE_ACTION] = 1  # the draw pile never runs out (grinch_env.vector's docstring)
+        for j in range(ni):
+            if maps[i, (c + j) % ni, 0]:
+                m[DRAW_DISCARD_BASE + j] = 1
+    else:
+        for k in range(NUM_ROWS):
+            if pad[i, c, k] == 0.0:
+                m[SCORE_BASE + k] = 1
 
 
 @numba.njit(cache=True, nogil=True)
 def encode_into(
     n, cur, maps, pad, phase, turn, rnd, rounds, grinch, draws, ptr,
-    suit_features, match_run, f_hand, f_pile, f_row, f_bonus, bonus_card, bonus_suit, bonus_count, bonus_points,
+    suit_features, f_hand, f_pile, f_row, f_bonus, bonus_card, bonus_suit, bonus_count, bonus_points,
     obs, mask,
 ):  # pragma: no cover - compiled; covered through the differential test
     """Write every game's observation and mask of its player to act into ``obs`` [B,1337] and ``mask`` [B,62]."""
-    one = np.uint64(1)
     for i in range(len(n)):
-        o = obs[i]
-        o[:] = 0.0
-        m = mask[i]
-        m[:] = 0
+        _encode_game(
+            i, n, cur, maps, pad, phase, turn, rnd, rounds, grinch, draws, ptr,
+            suit_features, f_hand, f_pile, f_row, f_bonus, bonus_card, bonus_suit, bonus_count, bonus_points, obs, mask,
+        )
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _begin_player(i, pos_i, n, grinch, pos, cur, phase, draws, maps, deck, ptr):  # pragma: no cover - compiled
+    """As ``VectorGrinch._begin_player``: the ``pos_i``-th player of the turn order acts; a Who draws two cards."""
+    c = (grinch[i] + 1 + pos_i) % n[i]
+    pos[i] = pos_i
+    cur[i] = c
+    if c == grinch[i]:
+        phase[i] = _DRAW
+        draws[i] = 0
+    else:
+        phase[i] = _DISCARD
+        q = ptr[i]
+        for k in range(WHO_DRAWS):
+            maps[i, c, 4] |= np.uint64(1) << np.uint64(deck[i, q - 1 - k])
+        ptr[i] = q - WHO_DRAWS
+
+
+@numba.njit(cache=True, nogil=True)
+def step_into(
+    actions, n, cur, pos, maps, stack, plen, deck, ptr, totals, pad, phase, turn, rnd, rounds, grinch, draws,
+    suit_features, f_points, f_total, f_hand, f_pile, f_row, f_bonus,
+    bonus_card, bonus_suit, bonus_count, bonus_points, margin, obs, mask, rewards, dones, last_totals, status,
+):  # pragma: no cover - compiled; covered through the differential tests
+    """Apply ``actions`` to every game; return the first game whose action is illegal (nothing changed then), else -1.
+
+    Games that go on are encoded into ``obs``/``mask``; ``status[i]`` is NEW_ROUND or GAME_OVER
+    (``rewards``, ``dones``, ``last_totals`` written) for the games that :func:`deal_into` must deal.
+    """
+    envs = len(n)
+    # ``mask`` still holds the masks of the decisions the actions answer.
+    for i in range(envs):  # out-of-range actions first, as VectorGrinch._check_actions reports them
+        if actions[i] < 0 or actions[i] >= NUM_ACTIONS:
+            return i
+    for i in range(envs):
+        if mask[i, actions[i]] == 0:
+            return i
+    one = np.uint64(1)
+    for i in range(envs):
+        a = actions[i]
         ni = n[i]
-        c = cur[i]
-        hand = maps[i, c, 4]
-        for k in range(NUM_CARDS):
-            if (hand >> np.uint64(k)) & one:
-                o[k] = 1.0
-        for j in range(ni):
-            p = (c + j) % ni
-            base = SEAT_BLOCK + SEAT_STRIDE * j
-            for f in range(4):  # pile contents, top, second, known in hand
-                x = maps[i, p, f]
-                if x:
-                    for k in range(NUM_CARDS):
-                        if (x >> np.uint64(k)) & one:
-                            o[base + NUM_CARDS * f + k] = 1.0
-            o[AT_TABLE + j] = 1.0
-            size = 0
-            h = maps[i, p, 4]
-            while h:
-                h &= h - one
-                size += 1
-            o[HAND_SIZE + j] = f_hand[size]
-            for k in range(NUM_ROWS):
-                o[ROW_USED + NUM_ROWS * j + k] = pad[i, p, k]
-                o[ROW_POINTS + NUM_ROWS * j + k] = pad[i, p, NUM_ROWS + k]
-            o[TOTALS + j] = pad[i, p, 2 * NUM_ROWS]
-        o[GRINCH_SEAT + (grinch[i] - c) % ni] = 1.0
-        r = min(rnd[i], rounds[i] - 1)
-        o[ROUND + r] = 1.0
-        o[ROUNDS_LEFT + rounds[i] - 1 - r] = 1.0
-        if turn[i] > 0:
-            o[TURN + turn[i] - 1] = 1.0
+        p = cur[i]
+        st = NO_DEAL
         ph = phase[i]
-        o[PHASE + ph] = 1.0
-        if ph == 1 and draws[i] > 0:
-            o[FIRST_DRAW_MADE] = 1.0
-        o[DRAW_PILE_SIZE] = f_pile[ptr[i]]
-        # The packed suit features of grinch_env.vector (see there).
-        feat = 0
-        for s in range(NUM_SUITS):
-            chunk = np.int64((hand >> np.uint64(CARDS_PER_SUIT * s)) & np.uint64((1 << CARDS_PER_SUIT) - 1))
-            feat += suit_features[(s << CARDS_PER_SUIT) + chunk]
-        for s in range(NUM_SUITS):
-            o[OWN_ROW_VALUES + s] = f_row[(feat >> (_RANK_SUM_AT + 6 * s)) & 63]
-        o[OWN_ROW_VALUES + 4] = f_row[(feat >> _TOP_AT) & 31]
-        mr = match_run[feat & ((1 << _COUNTS_BITS) - 1)]
-        o[OWN_ROW_VALUES + 5] = f_row[mr & 63]
-        o[OWN_ROW_VALUES + 6] = f_row[mr >> 6]
-        bonus = 0
-        for b in range(len(bonus_card)):
-            if (hand >> np.uint64(bonus_card[b])) & one and ((feat >> (_SUIT_COUNT_AT + 3 * bonus_suit[b])) & 7) >= bonus_count[b]:
-                bonus += bonus_points[b]
-        o[OWN_BONUS] = f_bonus[bonus]
-        o[TO_ACT] = 1.0
-        if ph == 0:
-            for k in range(NUM_CARDS):
-                if (hand >> np.uint64(k)) & one:
-                    m[k] = 1
-        elif ph == 1:
-            m[DRAW_PILE_ACTION] = 1
-            for j in range(ni):
-                if maps[i, (c + j) % ni, 0]:
-                    m[DRAW_DISCARD_BASE + j] = 1
+        if ph == _DISCARD:
+            bit = one << np.uint64(a)
+            maps[i, p, 4] &= ~bit
+            maps[i, p, 3] &= ~bit
+            maps[i, p, 0] |= bit
+            maps[i, p, 2] = maps[i, p, 1]
+            maps[i, p, 1] = bit
+            stack[i, p, plen[i, p]] = a
+            plen[i, p] += 1
+            nxt = pos[i] + 1
+            if nxt < ni:
+                _begin_player(i, nxt, n, grinch, pos, cur, phase, draws, maps, deck, ptr)
+            elif turn[i] < TURNS_PER_ROUND:
+                turn[i] += 1
+                _begin_player(i, 0, n, grinch, pos, cur, phase, draws, maps, deck, ptr)
+            else:
+                turn[i] = 0
+                phase[i] = _SCORE
+                pos[i] = 0
+                cur[i] = (grinch[i] + 1) % ni
+        elif ph == _DRAW:
+            if a == DRAW_PILE_ACTION:
+                ptr[i] -= 1
+                card = deck[i, ptr[i]]
+            else:
+                src = (p + a - DRAW_DISCARD_BASE) % ni
+                length = plen[i, src] - 1
+                card = stack[i, src, length]
+                plen[i, src] = length
+                cbit = one << np.uint64(card)
+                maps[i, src, 0] &= ~cbit
+                maps[i, src, 1] = maps[i, src, 2]
+                maps[i, src, 2] = (one << np.uint64(stack[i, src, length - 2])) if length >= 2 else np.uint64(0)
+                maps[i, p, 3] |= cbit  # a card taken from a discard pile is public
+            maps[i, p, 4] |= one << np.uint64(card)
+            draws[i] += 1
+            if draws[i] == GRINCH_DRAWS:
+                phase[i] = _DISCARD
         else:
-            for k in range(NUM_ROWS):
-                if pad[i, c, k] == 0.0:
-                    m[SCORE_BASE + k] = 1
+            row = a - SCORE_BASE
+            hand = maps[i, p, 4]
+            feat = _features(hand, suit_features)
+            points = _row_value(feat, row) + _bonus(hand, feat, bonus_card, bonus_suit, bonus_count, bonus_points)
+            totals[i, p] += points
+            pad[i, p, row] = 1.0
+            pad[i, p, NUM_ROWS + row] = f_points[points]
+            pad[i, p, 2 * NUM_ROWS] = f_total[totals[i, p]]
+            nxt = pos[i] + 1
+            if nxt < ni:
+                pos[i] = nxt
+                cur[i] = (grinch[i] + 1 + nxt) % ni
+            else:
+                rnd[i] += 1
+                if rnd[i] < rounds[i]:
+                    st = NEW_ROUND
+                else:
+                    st = GAME_OVER
+                    dones[i] = True
+                    _rewards(i, ni, totals, margin, rewards)
+                    for s in range(MAX_PLAYERS):
+                        last_totals[i, s] = totals[i, s]
+        status[i] = st
+        if st == NO_DEAL:
+            _encode_game(
+                i, n, cur, maps, pad, phase, turn, rnd, rounds, grinch, draws, ptr,
+                suit_features, f_hand, f_pile, f_row, f_bonus, bonus_card, bonus_suit, bonus_count, bonus_points, obs, mask,
+            )
+    return -1
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _rewards(i, ni, totals, margin, rewards):  # pragma: no cover - compiled
+    """As ``VectorGrinch._rewards`` (float64, then float32): game i's terminal rewards into ``rewards[i]``."""
+    if margin:
+        total = 0
+        for s in range(ni):
+            total += totals[i, s]
+        for s in range(ni):
+            t = totals[i, s]
+            rewards[i, s] = np.float32((t - (total - t) / (ni - 1)) / MARGIN_SCALE)
+        return
+    best = -1
+    for s in range(ni):
+        best = max(best, totals[i, s])
+    w = 0
+    for s in range(ni):
+        if totals[i, s] == best:
+            w += 1
+    if w == ni:
+        return  # all tied: every reward is 0
+    losers = max(ni - w, 1)
+    for s in range(ni):
+        rewards[i, s] = np.float32(1.0 / w) if totals[i, s] == best else np.float32(-1.0 / losers)
+
+
+@numba.njit(cache=True, nogil=True)
+def deal_into(
+    games, decks, new_game, n, cur, pos, maps, plen, deck, ptr, totals, pad, phase, turn, rnd, rounds, grinch, draws,
+    suit_features, f_hand, f_pile, f_row, f_bonus, bonus_card, bonus_suit, bonus_count, bonus_points, obs, mask,
+):  # pragma: no cover - compiled; covered through the differential tests
+    """Deal ``decks[k]`` to game ``games[k]`` (a new game first where ``new_game[k]``), as ``VectorGrinch._start_round``; encode it."""
+    one = np.uint64(1)
+    for k in range(len(games)):
+        i = games[k]
+        ni = n[i]
+        if new_game[k]:
+            rnd[i] = 0
+            for s in range(MAX_PLAYERS):
+                totals[i, s] = 0
+                for f in range(_PAD):
+                    pad[i, s, f] = 0.0
+        for c in range(NUM_CARDS):
+            deck[i, c] = decks[k, c]
+        for s in range(MAX_PLAYERS):
+            hand = np.uint64(0)
+            if s < ni:
+                for d in range(DEAL_SIZE):
+                    hand |= one << np.uint64(decks[k, NUM_CARDS - 1 - DEAL_SIZE * s - d])
+            for f in range(4):
+                maps[i, s, f] = 0
+            maps[i, s, 4] = hand
+            plen[i, s] = 0
+        ptr[i] = NUM_CARDS - DEAL_SIZE * ni
+        grinch[i] = rnd[i] % ni
+        turn[i] = 1
+        draws[i] = 0
+        _begin_player(i, 0, n, grinch, pos, cur, phase, draws, maps, deck, ptr)
+        _encode_game(
+            i, n, cur, maps, pad, phase, turn, rnd, rounds, grinch, draws, ptr,
+            suit_features, f_hand, f_pile, f_row, f_bonus, bonus_card, bonus_suit, bonus_count, bonus_points, obs, mask,
+        )

@@ -317,6 +317,7 @@ class VectorGrinch:
         self.copy = bool(copy)
         self.backend = _backend(backend)
         self._bonus_card_i64 = self._bonus_card.astype(np.int64)
+        self._status = np.zeros(envs, dtype=np.int64)  # the numba step's per-game deal status
         if not self.copy:
             self._obs = np.zeros((envs, OBS_SIZE), dtype=np.float32)
             self._seat = np.zeros(envs, dtype=np.int64)
@@ -335,6 +336,8 @@ class VectorGrinch:
         """Return ``(obs, mask, seat, rewards, dones)`` after game i's current player took ``actions[i]``."""
         if not self._started:
             raise RuntimeError("call reset() before step()")
+        if self.backend == "numba":
+            return self._step_numba(actions)
         a = self._check_actions(actions)
         phase = self._phase
         discard = np.flatnonzero(phase == _DISCARD)
@@ -356,6 +359,42 @@ class VectorGrinch:
         obs, mask, seat = self._observe()
         return obs, mask, seat, rewards, dones
 
+    def _step_numba(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``step`` through the compiled kernels of :mod:`grinch_env._vector_numba` (same results as the numpy transitions)."""
+        from grinch_env._vector_numba import GAME_OVER, NEW_ROUND, deal_into, step_into
+
+        a = self._actions_array(actions)
+        envs = self.num_envs
+        obs = np.empty((envs, OBS_SIZE), dtype=np.float32) if self.copy else self._obs
+        rewards = np.zeros((envs, MAX_PLAYERS), dtype=np.float32)
+        dones = np.zeros(envs, dtype=bool)
+        status = self._status
+        bad = step_into(
+            a, self.num_players, self._cur, self._pos, self._maps, self._stack, self._plen, self._deck, self._ptr, self._totals,
+            self._pad, self._phase, self._turn, self._round, self._rounds, self._grinch, self._draws, _SUIT_FEATURES, self._f_points, self._f_total, self._f_hand, self._f_pile, self._f_row, self._f_bonus, self._bonus_card_i64,
+            self._bonus_suit, self._bonus_count, self._bonus_points, self.reward_mode == "margin", obs, self._mask, rewards, dones,
+            self.last_totals, status,
+        )
+        if bad >= 0:
+            self._raise_illegal(bad, a)
+        if status.any():
+            # The deck source is asked as the numpy transitions ask it: games starting a round first, then new games.
+            new_round = np.flatnonzero(status == NEW_ROUND)
+            new_game = np.flatnonzero(status == GAME_OVER)
+            parts = [(idx, self._deal_decks(idx)) for idx in (new_round, new_game) if len(idx)]
+            games = np.concatenate([idx for idx, _ in parts])
+            decks = np.concatenate([d for _, d in parts])
+            deal_into(
+                games, decks, status[games] == GAME_OVER, self.num_players, self._cur, self._pos, self._maps, self._plen, self._deck,
+                self._ptr, self._totals, self._pad, self._phase, self._turn, self._round, self._rounds, self._grinch, self._draws,
+                _SUIT_FEATURES, self._f_hand, self._f_pile, self._f_row, self._f_bonus, self._bonus_card_i64,
+                self._bonus_suit, self._bonus_count, self._bonus_points, obs, self._mask,
+            )
+        if self.copy:
+            return obs, self._mask.copy(), self._cur.copy(), rewards, dones
+        self._seat[:] = self._cur
+        return obs, self._mask, self._seat, rewards, dones
+
     # ----------------------------------------------------------- transitions
     def _new_games(self, idx: np.ndarray) -> None:
         self._round[idx] = 0
@@ -366,9 +405,7 @@ class VectorGrinch:
     def _start_round(self, idx: np.ndarray) -> None:
         """Deal a round in games ``idx`` (as ``Game._start_round``: seat p gets the deck's cards 47-2p and 46-2p)."""
         n = self.num_players[idx]
-        deck = np.asarray(self._decks(idx), dtype=np.int64)
-        if self._custom_decks is not None and (deck.shape != (len(idx), NUM_CARDS) or (np.sort(deck, axis=1) != np.arange(NUM_CARDS)).any()):
-            raise ValueError(f"the deck source must return int[{len(idx)}, {NUM_CARDS}], each row a permutation of 0..{NUM_CARDS - 1}; got shape {deck.shape}")
+        deck = self._deal_decks(idx)
         self._deck[idx] = deck
         dealt = _BIT[deck[:, ::-1][:, : DEAL_SIZE * MAX_PLAYERS]].reshape(len(idx), MAX_PLAYERS, DEAL_SIZE)
         self._hand[idx] = np.bitwise_or.reduce(dealt, axis=2) * self._valid[idx]
@@ -379,6 +416,13 @@ class VectorGrinch:
         self._turn[idx] = 1
         self._draws[idx] = 0
         self._begin_player(idx, np.zeros(len(idx), dtype=np.int64))
+
+    def _deal_decks(self, idx: np.ndarray) -> np.ndarray:
+        """Return int64[k,48]: the decks of games ``idx`` from the deck source (checked if it is the user's)."""
+        deck = np.asarray(self._decks(idx), dtype=np.int64)
+        if self._custom_decks is not None and (deck.shape != (len(idx), NUM_CARDS) or (np.sort(deck, axis=1) != np.arange(NUM_CARDS)).any()):
+            raise ValueError(f"the deck source must return int[{len(idx)}, {NUM_CARDS}], each row a permutation of 0..{NUM_CARDS - 1}; got shape {deck.shape}")
+        return deck
 
     def _begin_player(self, idx: np.ndarray, pos: np.ndarray) -> None:
         """Make the ``pos``-th player of the turn order act in games ``idx``; a Who draws two cards here."""
@@ -514,7 +558,7 @@ class VectorGrinch:
             obs = np.empty((self.num_envs, OBS_SIZE), dtype=np.float32) if self.copy else self._obs
             encode_into(
                 self.num_players, self._cur, self._maps, self._pad, self._phase, self._turn, self._round, self._rounds,
-                self._grinch, self._draws, self._ptr, _SUIT_FEATURES, _MATCH_RUN, self._f_hand, self._f_pile, self._f_row,
+                self._grinch, self._draws, self._ptr, _SUIT_FEATURES, self._f_hand, self._f_pile, self._f_row,
                 self._f_bonus, self._bonus_card_i64, self._bonus_suit, self._bonus_count, self._bonus_points, obs, self._mask,
             )
         elif self.copy:
@@ -586,23 +630,30 @@ class VectorGrinch:
 
     def _check_actions(self, actions: np.ndarray) -> np.ndarray:
         """Return ``actions`` as int64[envs] if each is legal in its game, else raise ``ValueError`` naming the first bad one."""
-        a = np.asarray(actions)
-        if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
-            raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), got dtype {a.dtype} and shape {a.shape}")
-        a = a.astype(np.int64, copy=False)
+        a = self._actions_array(actions)
         bad = (a < 0) | (a >= NUM_ACTIONS)
         if not bad.any():
             bad = self._mask[self._ar, a] == 0
         if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            act = int(a[i])
-            legal = np.flatnonzero(self._mask[i]).tolist()
-            what = action_name(act) if 0 <= act < NUM_ACTIONS else f"outside 0..{NUM_ACTIONS - 1}"
-            raise ValueError(
-                f"illegal action {act} ({what}) for game {i} (seat {int(self._cur[i])} to act); "
-                f"legal actions: {legal} ({', '.join(action_name(x) for x in legal)})"
-            )
+            self._raise_illegal(int(np.flatnonzero(bad)[0]), a)
         return a
+
+    def _actions_array(self, actions: np.ndarray) -> np.ndarray:
+        """Return ``actions`` as int64[envs], or raise ``ValueError`` if it has the wrong shape or dtype."""
+        a = np.asarray(actions)
+        if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
+            raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), got dtype {a.dtype} and shape {a.shape}")
+        return np.ascontiguousarray(a, dtype=np.int64)
+
+    def _raise_illegal(self, i: int, a: np.ndarray) -> None:
+        """Raise the ``ValueError`` naming game i's illegal action ``a[i]`` and its legal actions."""
+        act = int(a[i])
+        legal = np.flatnonzero(self._mask[i]).tolist()
+        what = action_name(act) if 0 <= act < NUM_ACTIONS else f"outside 0..{NUM_ACTIONS - 1}"
+        raise ValueError(
+            f"illegal action {act} ({what}) for game {i} (seat {int(self._cur[i])} to act); "
+            f"legal actions: {legal} ({', '.join(action_name(x) for x in legal)})"
+        )
 
 
 __all__ = ["VectorGrinch", "DeckSource", "batched_decks", "per_game_decks"]

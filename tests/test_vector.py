@@ -263,3 +263,35 @@ def test_reference_engine_agrees():
         fast, ref = [e.step(actions) for e in engines]
         ended += fast[4].sum()
     assert ended == 2 * 2 + 2 + 2  # 2 players: 84 decisions a game, 5: 130, 6: 180
+
+
+@pytest.mark.skipif("numba" not in BACKENDS, reason="numba is not installed")
+@pytest.mark.parametrize("reward_mode", ["win", "margin"])
+def test_numba_transitions_match_numpy_transitions(reward_mode):
+    """The numba backend's compiled step and the numpy transitions agree on everything, seeded shuffles included."""
+    engines = [VectorGrinch(24, [2, 3, 4, 5, 6], seed=9, reward_mode=reward_mode, backend=b) for b in ("numpy", "numba")]
+    outs = [e.reset() for e in engines]
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(400):
+        for x, y in zip(*outs):
+            np.testing.assert_array_equal(x, y)
+        np.testing.assert_array_equal(engines[0].last_totals, engines[1].last_totals)
+        actions = _random_legal(rng, outs[0][1])
+        outs = [e.step(actions) for e in engines]
+        ended += outs[0][4].sum()
+    assert ended >= 24
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_illegal_action_leaves_the_state_unchanged(backend):
+    venv, twin = VectorGrinch(4, 3, seed=1, backend=backend), VectorGrinch(4, 3, seed=1, backend=backend)
+    _, mask, _ = venv.reset()
+    twin.reset()
+    actions = _random_legal(np.random.default_rng(0), mask)
+    bad = actions.copy()
+    bad[2] = 48  # a Who may not draw
+    with pytest.raises(ValueError, match="for game 2"):
+        venv.step(bad)
+    for x, y in zip(venv.step(actions), twin.step(actions)):
+        np.testing.assert_array_equal(x, y)
