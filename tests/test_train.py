@@ -1,5 +1,6 @@
 """End to end: a smoke training run writes checkpoints, resumes exactly, and its policy loads into an evaluation."""
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -44,6 +45,16 @@ def test_resume_continues_from_latest(smoke_run, tmp_path):
         (resumed / "snapshots" / snap.name).write_bytes(snap.read_bytes())
     assert main(["--resume", str(resumed), "--set", "total_updates=6", "--no-progress", "--no-report"]) == 0
     assert load_checkpoint(resumed / "latest.pt")["update"] == 6
+
+
+def test_report_only_on_a_run_that_holds_only_best_pt(smoke_run, tmp_path):
+    shipped = tmp_path / "shipped"
+    shipped.mkdir()
+    (shipped / "best.pt").write_bytes((smoke_run / "best.pt").read_bytes())
+    assert main(["--resume", str(shipped), "--report-only", "--set", "eval.final_games=2", "--set", "eval.final_opponents=[random]"]) == 0
+    summary = json.loads((shipped / "report" / "summary.json").read_text())
+    assert list(summary) == ["random@2p"] and summary["random@2p"]["games"] == 2
+    assert set(summary["random@2p"]["roles"]) == {"game_as_first_grinch", "game_as_first_who", "round_as_grinch", "round_as_who"}
 
 
 def test_n_updates_equal_half_then_resume_half_exactly(tmp_path):

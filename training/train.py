@@ -326,7 +326,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--stop-after", type=int, help="stop (saving latest.pt) after this many updates in this session")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--no-report", action="store_true", help="skip the final evaluation report")
-    parser.add_argument("--report-only", action="store_true", help="train nothing: write and print the final evaluation report of the run (with --resume PATH)")
+    parser.add_argument("--report-only", action="store_true", help="train nothing: write and print the final evaluation report of the run's best.pt (--resume RUN_DIR or --config)")
     return parser
 
 
@@ -338,6 +338,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.resume is not None and (args.resume or args.config is None):
             resume_path = Path(args.resume)
             ckpt_file = resume_path / LATEST if resume_path.is_dir() else resume_path
+            if args.report_only and resume_path.is_dir() and not ckpt_file.is_file():
+                ckpt_file = resume_path / BEST  # a shipped run may hold only best.pt
             data = load_checkpoint(ckpt_file)["config"]
             cfg = config_from_dict(apply_overrides(data, args.overrides), source=str(ckpt_file))
             run_dir = Path(args.run_dir) if args.run_dir else ckpt_file.parent
@@ -346,7 +348,7 @@ def main(argv: list[str] | None = None) -> int:
             run_dir = Path(args.run_dir) if args.run_dir else run_directory(cfg)
             ckpt_file = run_dir / LATEST
         trainer = Trainer(cfg, run_dir, progress=not args.no_progress)
-        if args.resume is not None:
+        if args.resume is not None and not args.report_only:
             trainer.load(ckpt_file)
             print(f"resumed {ckpt_file} at update {trainer.update}/{cfg.total_updates}")
     except (ValueError, FileNotFoundError) as err:
