@@ -364,36 +364,28 @@ class VectorGrinch:
         from grinch_env._vector_numba import GAME_OVER, NEW_ROUND, deal_into, step_into
 
         a = self._actions_array(actions)
-        envs = self.num_envs
-        obs = np.empty((envs, OBS_SIZE), dtype=np.float32) if self.copy else self._obs
-        rewards = np.zeros((envs, MAX_PLAYERS), dtype=np.float32)
-        dones = np.zeros(envs, dtype=bool)
+        rewards = np.zeros((self.num_envs, MAX_PLAYERS), dtype=np.float32)
+        dones = np.zeros(self.num_envs, dtype=bool)
         status = self._status
         bad = step_into(
             a, self.num_players, self._cur, self._pos, self._maps, self._stack, self._plen, self._deck, self._ptr, self._totals,
-            self._pad, self._phase, self._turn, self._round, self._rounds, self._grinch, self._draws, _SUIT_FEATURES, self._f_points, self._f_total, self._f_hand, self._f_pile, self._f_row, self._f_bonus, self._bonus_card_i64,
-            self._bonus_suit, self._bonus_count, self._bonus_points, self.reward_mode == "margin", obs, self._mask, rewards, dones,
-            self.last_totals, status,
+            self._pad, self._phase, self._turn, self._round, self._rounds, self._grinch, self._draws, self._f_points, self._f_total,
+            self._bonus_card_i64, self._bonus_suit, self._bonus_count, self._bonus_points, self.reward_mode == "margin", self._mask,
+            rewards, dones, self.last_totals, status,
         )
         if bad >= 0:
             self._raise_illegal(bad, a)
         if status.any():
-            # The deck source is asked as the numpy transitions ask it: games starting a round first, then new games.
-            new_round = np.flatnonzero(status == NEW_ROUND)
-            new_game = np.flatnonzero(status == GAME_OVER)
-            parts = [(idx, self._deal_decks(idx)) for idx in (new_round, new_game) if len(idx)]
-            games = np.concatenate([idx for idx, _ in parts])
-            decks = np.concatenate([d for _, d in parts])
+            # The deck source is asked as the numpy transitions ask it: the games starting a round, then the new games.
+            parts = [idx for idx in (np.flatnonzero(status == NEW_ROUND), np.flatnonzero(status == GAME_OVER)) if len(idx)]
+            decks = [self._deal_decks(idx) for idx in parts]
+            games = np.concatenate(parts)
             deal_into(
-                games, decks, status[games] == GAME_OVER, self.num_players, self._cur, self._pos, self._maps, self._plen, self._deck,
-                self._ptr, self._totals, self._pad, self._phase, self._turn, self._round, self._rounds, self._grinch, self._draws,
-                _SUIT_FEATURES, self._f_hand, self._f_pile, self._f_row, self._f_bonus, self._bonus_card_i64,
-                self._bonus_suit, self._bonus_count, self._bonus_points, obs, self._mask,
+                games, np.concatenate(decks), status[games] == GAME_OVER, self.num_players, self._cur, self._pos, self._maps,
+                self._plen, self._deck, self._ptr, self._totals, self._pad, self._phase, self._turn, self._round, self._grinch, self._draws,
             )
-        if self.copy:
-            return obs, self._mask.copy(), self._cur.copy(), rewards, dones
-        self._seat[:] = self._cur
-        return obs, self._mask, self._seat, rewards, dones
+        obs, mask, seat = self._observe()
+        return obs, mask, seat, rewards, dones
 
     # ----------------------------------------------------------- transitions
     def _new_games(self, idx: np.ndarray) -> None:
@@ -557,9 +549,9 @@ class VectorGrinch:
 
             obs = np.empty((self.num_envs, OBS_SIZE), dtype=np.float32) if self.copy else self._obs
             encode_into(
-                self.num_players, self._cur, self._maps, self._pad, self._phase, self._turn, self._round, self._rounds,
-                self._grinch, self._draws, self._ptr, _SUIT_FEATURES, self._f_hand, self._f_pile, self._f_row,
-                self._f_bonus, self._bonus_card_i64, self._bonus_suit, self._bonus_count, self._bonus_points, obs, self._mask,
+                self.num_players, self._cur, self._maps, self._pad, self._phase, self._turn, self._round, self._rounds, self._grinch,
+                self._draws, self._ptr, self._f_hand, self._f_pile, self._f_row, self._f_bonus, self._bonus_card_i64, self._bonus_suit,
+                self._bonus_count, self._bonus_points, obs, self._mask,
             )
         elif self.copy:
             # np.zeros (calloc) measured faster here than np.empty plus filling the 137 non-bitmap entries.
