@@ -109,16 +109,20 @@ def _row_value(feat, row):  # pragma: no cover - compiled
 @numba.njit(cache=True, nogil=True)
 def encode_into(
     n, cur, maps, pad, phase, turn, rnd, rounds, grinch, draws, ptr,
-    f_hand, f_pile, f_row, f_bonus, bonus_card, bonus_suit, bonus_count, bonus_points, obs, mask,
+    f_hand, f_pile, f_row, f_bonus, bonus_card, bonus_suit, bonus_count, bonus_points, obs, mask, clear,
 ):  # pragma: no cover - compiled; covered through the differential tests
-    """Write every game's observation and mask of its player to act into ``obs`` [B,1337] and ``mask`` [B,62] (as ``VectorGrinch._encode``)."""
+    """Write every game's observation and mask of its player to act into ``obs`` [B,1337] and ``mask`` [B,62] (as ``VectorGrinch._encode``).
+
+    ``clear``: zero each row of ``obs`` first (False when ``obs`` comes zeroed from ``np.zeros``).
+    """
     one = np.uint64(1)
     for i in range(len(n)):
         ni = n[i]
         c = cur[i]
         hand = maps[i, c, 4]
         ph = phase[i]
-        obs[i, :] = 0.0  # one memset, then the few ones: the card bitmaps are sparse
+        if clear:
+            obs[i, :] = 0.0  # one memset, then the few ones: the card bitmaps are sparse
         mask[i, :] = 0
         x = hand
         while x:

@@ -547,11 +547,13 @@ class VectorGrinch:
         if self.backend == "numba":
             from grinch_env._vector_numba import encode_into
 
-            obs = np.empty((self.num_envs, OBS_SIZE), dtype=np.float32) if self.copy else self._obs
+            # A new buffer from np.zeros (calloc: free where the pages are fresh) needs no zeroing pass in the kernel; measured
+            # 3-7% faster than np.empty plus the kernel's zeroing at 1024 and 8192 games.
+            obs = np.zeros((self.num_envs, OBS_SIZE), dtype=np.float32) if self.copy else self._obs
             encode_into(
                 self.num_players, self._cur, self._maps, self._pad, self._phase, self._turn, self._round, self._rounds, self._grinch,
                 self._draws, self._ptr, self._f_hand, self._f_pile, self._f_row, self._f_bonus, self._bonus_card_i64, self._bonus_suit,
-                self._bonus_count, self._bonus_points, obs, self._mask,
+                self._bonus_count, self._bonus_points, obs, self._mask, not self.copy,
             )
         elif self.copy:
             # np.zeros (calloc) measured faster here than np.empty plus filling the 137 non-bitmap entries.
