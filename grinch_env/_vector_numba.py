@@ -2,14 +2,16 @@
 
 The same functions of the engine's state arrays as the numpy code of
 ``grinch_env.vector`` (the transitions ``_discard``/``_draw``/``_score``/
-``_start_round``/``_rewards`` and the observation ``_encode``), written as one
-compiled loop over the games: no grouping by phase, no fancy indexing, no
-temporaries.  A step is :func:`step_into` (check every action, then apply it, rewards
-included), then, for the games that start a round or a new game, their decks
-from the deck source (Python, asked in the numpy code's order) dealt by
-:func:`deal_into`, then :func:`encode_into` (every observation and mask).  Imported only when numba is installed (``backend="auto"``
-or ``"numba"``); ``tests/test_vector.py`` checks both backends against the
-scalar engine and against each other.
+``_start_round``/``_rewards`` and the observation ``_encode``), written as
+compiled loops over the games: no grouping by phase, no fancy indexing, no
+temporaries.  A step is :func:`step_into` (check every action, then apply
+it, rewards included); then, for the games that start a round or a new game,
+their decks from the deck source (Python, asked in the numpy code's order)
+dealt by :func:`deal_into`; then :func:`encode_into` (every observation and
+mask).  Imported only when numba is installed (``backend="auto"`` or
+``"numba"``); ``tests/test_vector.py`` checks both backends against the
+scalar engine and against each other.  First use compiles the kernels (about
+2.5 s, then cached in ``__pycache__``).
 """
 
 from __future__ import annotations

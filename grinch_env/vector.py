@@ -51,31 +51,41 @@ State is small integer arrays: hands, discard-pile contents, pile tops and
 publicly known cards are ``uint64`` bitmasks per seat ([B,6,5]), each discard
 pile's order a [B,6,3] stack, the deck a [B,48] array with a pointer, the
 score pads [B,6,15] already normalised as the observation shows them.
-``step`` groups the games by phase (discard / draw / score) and applies each
-phase's transition to its group with numpy fancy indexing; this is the only
-implementation of the transitions.  The observation is rebuilt for every game
-at every step (the observer changes every step, so nothing carries over):
-most of it is 25 bitmaps of 48 cards per game (own hand, then per relative
-seat: pile contents, top, second, known in hand), the rest one-hot scatters
-and lookups of precomputed float32 tables, so the values are bit-identical to
-the scalar encoder's.  Two backends build it from the same state arrays:
-``"numpy"`` (one gather of the per-seat arrays, ``np.unpackbits`` into the
-float buffer, in blocks of 1024 games) and ``"numba"`` (one compiled loop per
-game, ``grinch_env._vector_numba``); ``backend="auto"`` (default) takes numba
-when it is installed.
+``step`` with the ``"numpy"`` backend groups the games by phase (discard /
+draw / score) and applies each phase's transition to its group with numpy
+fancy indexing.  The observation is rebuilt for every game at every step (the
+observer changes every step, so nothing carries over): most of it is 25
+bitmaps of 48 cards per game (own hand, then per relative seat: pile
+contents, top, second, known in hand), the rest one-hot scatters and lookups
+of precomputed float32 tables, so the values are bit-identical to the scalar
+encoder's; numpy builds it with one gather of the per-seat arrays and
+``np.unpackbits`` into the float buffer, in blocks of 1024 games.
+
+The ``"numba"`` backend (``grinch_env._vector_numba``; ``backend="auto"``, the
+default, takes it when numba is installed) runs the same state machine as
+compiled loops over the games: ``step_into`` checks all actions and then
+applies them (rewards included), ``deal_into`` deals the decks of the games
+that start a round or a new game (asked from the deck source in the numpy
+code's order, so a seed gives the same games on both backends), and
+``encode_into`` writes every observation and mask.  The numpy transitions
+stay as the fallback and as the second implementation the tests compare with.
 
 Figures that decided it (4 players, random legal play, decisions per CPU-second
 on the 2-core development machine, ``benchmarks/bench_vector.py --cpu``): the
 AEC env 63k; the scalar loop behind this interface 78k; numpy 9.8k / 377k /
-856k / 628k at 1 / 64 / 1024 / 8192 games; numba 23k / 861k / 1.68M / 1.03M
-(1.89M at 1024 games with ``copy=False``).  Profiles put 70-80% of a numpy
-step in building the observation; numba builds it 3x faster at 1024 games
-(20x at 1 game) and was the only way to 20x the AEC env.  Torch tensors were
-ruled out on the dominant kernel: expanding 1024 x 25 bitmaps to floats takes
-0.29 ms with ``np.unpackbits`` and 1.4-1.6 ms in torch on CPU (byte lookup
-table or shift-and-mask), with higher per-call overhead too.  Either way a
-2x256 MLP forward alone runs at 115k observations/s on one core, so training
-is limited by the network, not by this engine.
+856k / 628k at 1 / 64 / 1024 / 8192 games; numba observation only, numpy
+transitions 23k / 861k / 1.68M / 1.03M.  Profiles put 70-80% of a numpy step in
+building the observation.  Later, with the AEC env at ~92k, the all-numba step
+took 1024 games from 1.7-1.8M to 2.9-3.0M (31-33x the AEC env; 3.1M with
+``copy=False``) and 8192 games from 1.05M to 1.2-1.3M (1.8-2.0M with
+``copy=False``); at 1024 games about 40% of the benchmark's time is its own
+random choice and most of the engine's is writing the 5.5 MB of float32
+observations.  Torch tensors were ruled out on the dominant kernel: expanding
+1024 x 25 bitmaps to floats takes 0.29 ms with ``np.unpackbits`` and
+1.4-1.6 ms in torch on CPU (byte lookup table or shift-and-mask), with higher
+per-call overhead too.  Either way a 2x256 MLP forward alone runs at 115k
+observations/s on one core, so training is limited by the network, not by
+this engine.
 """
 
 from __future__ import annotations
@@ -205,7 +215,7 @@ BACKENDS = ("auto", "numpy", "numba")
 
 
 def _backend(name: str) -> str:
-    """Return the observation backend to use: ``"numba"`` or ``"numpy"``."""
+    """Return the backend to use: ``"numba"`` or ``"numpy"``."""
     if name not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {name!r}")
     if name == "numpy":

@@ -295,3 +295,14 @@ def test_illegal_action_leaves_the_state_unchanged(backend):
         venv.step(bad)
     for x, y in zip(venv.step(actions), twin.step(actions)):
         np.testing.assert_array_equal(x, y)
+
+
+@pytest.mark.skipif("numba" not in BACKENDS, reason="numba is not installed")
+def test_numba_row_values_match_scoring_module():
+    from grinch_env._vector_numba import _features, _row_value
+
+    rng = np.random.default_rng(6)
+    hands = [rng.choice(48, size=int(rng.integers(1, 7)), replace=False) for _ in range(1500)]
+    got = [[int(_row_value(_features(np.uint64(sum(1 << int(c) for c in h))), row)) for row in range(7)] for h in hands]
+    assert got == [list(row_scores(h.tolist())) for h in hands]
+    assert max(v[5] for v in got) >= 10 and max(v[6] for v in got) >= 15  # Match and Run both occur
