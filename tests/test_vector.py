@@ -306,3 +306,32 @@ def test_numba_row_values_match_scoring_module():
     got = [[int(_row_value(_features(np.uint64(sum(1 << int(c) for c in h))), row)) for row in range(7)] for h in hands]
     assert got == [list(row_scores(h.tolist())) for h in hands]
     assert max(v[5] for v in got) >= 10 and max(v[6] for v in got) >= 15  # Match and Run both occur
+
+
+@pytest.mark.skipif("numba" not in BACKENDS, reason="numba is not installed")
+def test_recycled_observation_buffers_are_never_ones_the_caller_holds(monkeypatch):
+    import grinch_env.vector as vector
+
+    monkeypatch.setattr(vector, "_RECYCLE_BYTES", 0)  # recycle at any size (by default only large batches do)
+    venv, plain = VectorGrinch(6, [2, 4], seed=5, backend="numba"), VectorGrinch(6, [2, 4], seed=5, backend="numpy")
+    assert venv._recycle and not plain._recycle
+    (obs, mask, _), (ref, _, _) = venv.reset(), plain.reset()
+    rng = np.random.default_rng(0)
+    kept, seen = [], set()
+    for t in range(120):
+        np.testing.assert_array_equal(obs, ref)
+        if t % 10 == 0:
+            kept.append((obs, obs.copy()))  # held by the caller: must never change
+        view = obs[:2] if t % 7 == 0 else None  # a surviving view also holds the buffer
+        seen.add(id(obs))
+        actions = _random_legal(rng, mask)
+        previous = obs
+        obs, mask, _, _, _ = venv.step(actions)
+        ref = plain.step(actions)[0]
+        assert obs is not previous
+        if view is not None:
+            assert not np.shares_memory(obs, view)
+        del previous, view
+    for buf, snapshot in kept:
+        np.testing.assert_array_equal(buf, snapshot)
+    assert len(seen) < 60  # dropped buffers were reused
