@@ -13,9 +13,10 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from grinch_env.cards import NUM_CARDS
-from grinch_env.encoding import OBS_SIZE, Scales, action_mask, encode
+from grinch_env.encoding import OBS_SIZE, action_mask, encode, scales_for
 from grinch_env.env import REWARD_MODES, terminal_rewards
 from grinch_env.game import MAX_PLAYERS, NUM_ACTIONS, Game, action_name
+from grinch_env.scoring import resolve_layout
 from grinch_env.vector import DeckSource, _sizes, batched_decks
 
 
@@ -58,9 +59,8 @@ class ReferenceVectorGrinch:
         if reward_mode not in REWARD_MODES:
             raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
         self.reward_mode = reward_mode
-        self.layout = Game(2, bonus_layout=bonus_layout, rng=0).layout
-        self.scales = Scales(self.layout)
-        self._seed = seed
+        self.layout = resolve_layout(bonus_layout)
+        self.scales = scales_for(self.layout)
         self._custom_decks = deck_source
         self._rng = np.random.default_rng(seed)
         self._decks = deck_source if deck_source is not None else batched_decks(self._rng)

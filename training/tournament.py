@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from grinch_env.encoding import Scales, action_mask, encode
+from grinch_env.encoding import Encoder
 from grinch_env.game import PHASE_SCORE, SCORE_BASE, Game
 
 DEAL_STRIDE = 1_000_000
@@ -62,13 +62,15 @@ def play_game(
     ``agents[s]`` plays seat ``s`` and sees only :func:`~grinch_env.encoding.encode`'s output.
     """
     game = Game(num_players, rng=deal, bonus_layout=bonus_layout)
-    scales = Scales(game.layout)
+    # The env's incremental encoder: the game changes only through step() here, as in the env.
+    encoder = Encoder()
     for agent, s in zip(agents, seeds):
         agent.reset(s)
     rounds: list[list[tuple[int, int, int]]] = [[(0, 0, 0)] * num_players for _ in range(game.num_rounds)]
     while not game.done:
         seat = game.current
-        action = int(agents[seat].act(encode(game, seat, scales), action_mask(game, seat)))
+        view = encoder.observe(game, seat)
+        action = int(agents[seat].act(view["observation"], view["action_mask"]))
         if game.phase == PHASE_SCORE:
             rnd, grinch = game.round, game.grinch
             game.step(action)
