@@ -180,3 +180,17 @@ def test_report_handles_a_perfect_record(tmp_path):
     assert result.per_agent["greedy"]["win_rate"] == 1.0 and result.per_agent["greedy"]["win_rate_ci"][1] == 1.0
     write_report(result, tmp_path)
     assert (tmp_path / "win_rates.png").exists()
+
+
+def test_agent_objects_holding_torch_networks_play_in_worker_processes():
+    """A network agent object (as the trainer's evaluations pass) reaches spawn workers and plays the same games as in-process."""
+    import torch
+
+    from training.checkpoint import PolicyAgent
+    from training.model import PolicyValueNet
+
+    torch.manual_seed(0)
+    agent = PolicyAgent(PolicyValueNet([8], action_features=True), name="tiny")
+    one = evaluate([agent, "greedy"], 2, 4, seed=3).to_dict()
+    assert evaluate([agent, "greedy"], 2, 4, seed=3, processes=2).to_dict() == one
+    assert one["agents"] == ["tiny", "greedy"]

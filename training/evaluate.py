@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
+import pickle
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -130,6 +131,7 @@ _WORKER: dict[str, Any] = {}
 
 
 def _init_worker(specs: Sequence[Any], num_players: int, bonus_layout: Any, seed: int, num_games: int) -> None:
+    specs = [pickle.loads(s) if isinstance(s, bytes) else s for s in specs]
     _WORKER["table"] = Table(specs, num_players, bonus_layout)
     _WORKER["seed"] = seed
     _WORKER["schedule"] = schedule(len(specs), num_players, num_games, seed)
@@ -164,8 +166,11 @@ def evaluate(
             records.append(_worker_game(i))
             bar.update()
     else:
-        # spawn, not fork: a forked copy of a process that has used torch's threads can hang.
+        # spawn, not fork: a forked copy of a process that has used torch's threads can hang.  Agent objects travel
+        # as plain pickles: the pool's own pickler would hand torch tensors over as shared-memory handles, which
+        # fail to open in the workers on some machines (and the pool then respawns its workers for ever).
         ctx = multiprocessing.get_context("spawn")
+        init_args = ([s if isinstance(s, str) else pickle.dumps(s) for s in agents], *init_args[1:])
         with ctx.Pool(processes, initializer=_init_worker, initargs=init_args) as pool:
             for record in pool.imap(_worker_game, range(num_games), chunksize=max(1, min(16, num_games // (4 * processes)))):
                 records.append(record)
