@@ -122,3 +122,22 @@ def test_cli_reports_a_bad_config_key(tmp_path, capsys):
     bad.write_text("run_name: x\nnum_envs: four\n")
     assert main(["--config", str(bad), "--run-dir", str(tmp_path / "run")]) == 2
     assert "num_envs: Input should be a valid integer" in capsys.readouterr().err
+
+
+def test_init_checkpoint_starts_from_its_weights_with_fresh_counters(smoke_run, tmp_path):
+    cfg = load_config(SMOKE, ["tensorboard=false", f"init_checkpoint={smoke_run / 'best.pt'}"])
+    trainer = Trainer(cfg, tmp_path / "warm", progress=False)
+    stored = load_checkpoint(smoke_run / "best.pt")["model"]
+    assert all(torch.equal(trainer.model.state_dict()[k], stored[k]) for k in stored)
+    assert (trainer.update, trainer.env_steps) == (0, 0)
+    trainer.train(stop_after=1)
+    assert load_checkpoint(tmp_path / "warm" / "latest.pt")["config"]["init_checkpoint"] == str(smoke_run / "best.pt")
+
+
+def test_init_checkpoint_with_another_network_is_refused(smoke_run, tmp_path):
+    cfg = load_config(SMOKE, [f"init_checkpoint={smoke_run}", "model.hidden_sizes=[16]"])
+    with pytest.raises(ValueError, match=r"hidden_sizes \[32\].*the config's network has hidden_sizes \[16\]"):
+        Trainer(cfg, tmp_path / "x", progress=False)
+    cfg = load_config(SMOKE, [f"init_checkpoint={tmp_path / 'missing.pt'}"])
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        Trainer(cfg, tmp_path / "y", progress=False)

@@ -104,6 +104,9 @@ class TrainConfig(_Section):
     torch_threads: int = Field(default=1, ge=1, description="torch intra-op threads (the machine is shared)")
     save_every: int = Field(default=10, ge=1, description="write latest.pt every this many updates")
     tensorboard: bool = Field(default=True, description="write TensorBoard scalars into <run dir>/tb")
+    init_checkpoint: str | None = Field(
+        default=None, description="start the network from this checkpoint's weights (run directory or .pt, e.g. a distilled policy); null: fresh weights"
+    )
     model: ModelConfig = Field(default_factory=ModelConfig, description="policy/value network")
     ppo: PPOConfig = Field(default_factory=PPOConfig, description="PPO hyper-parameters")
     selfplay: SelfPlayConfig = Field(default_factory=SelfPlayConfig, description="opponent pool")
@@ -146,6 +149,53 @@ class SB3Config(_Section):
     torch_threads: int = Field(default=1, ge=1, description="torch intra-op threads")
     eval_games: int = Field(default=100, ge=0, description="games per opponent in the final evaluation (0: none)")
     eval_opponents: list[str] = Field(default=["random", "greedy"], description="make_agent specs of the final evaluation")
+
+
+class DistillEvalConfig(_Section):
+    games: int = Field(default=200, ge=0, description="games per opponent and table size in the final report (0: no report)")
+    opponents: list[str] = Field(default=["random", "greedy", "expectimax"], description="make_agent specs in the final report")
+    num_players: list[int] = Field(default=[2, 4], description="table sizes of the final report")
+    processes: int = Field(default=1, ge=1, description="worker processes for the report")
+
+    @field_validator("num_players")
+    @classmethod
+    def _sizes(cls, v: list[int]) -> list[int]:
+        return _check_sizes(v)
+
+
+class DistillConfig(_Section):
+    """``python -m training.distill``: imitate a teacher agent (DAgger), giving PPO a strong starting policy."""
+
+    run_name: str = Field(default="distill", min_length=1, description="checkpoint directory name under checkpoint_dir")
+    checkpoint_dir: str = Field(default="checkpoints", description="parent directory of run directories")
+    seed: int = Field(default=0, description="seed of the games, the agents' generators and torch")
+    teacher: str = Field(default="expectimax", description="make_agent spec of the agent whose decisions are imitated")
+    num_players: int | list[int] = Field(default=[2, 2, 3, 4, 4, 5, 6], description="table size, or a list drawn from uniformly per game")
+    bonus_layout: Literal["standard", "none"] = Field(default="standard", description="bonus-card layout of the rules")
+    rounds: int = Field(default=2, ge=1, description="data rounds: round 0 plays the teacher, later rounds play the current student (DAgger)")
+    games_per_round: int = Field(default=4000, ge=1, description="games played per data round")
+    explore: float = Field(default=0.03, ge=0, le=1, description="round 0: chance that a decision plays a random legal action instead of the teacher's")
+    processes: int = Field(default=1, ge=1, description="worker processes playing the data games")
+    epochs: int = Field(default=4, ge=1, description="passes over all data gathered so far, after each round")
+    batch_size: int = Field(default=1024, ge=1, description="decisions per gradient step")
+    learning_rate: float = Field(default=1e-3, gt=0, description="peak Adam learning rate of each round's one-cycle schedule")
+    value_coef: float = Field(default=0.5, ge=0, description="weight of the value head's regression on the actor's final margin reward")
+    max_grad_norm: float = Field(default=1.0, gt=0, description="global gradient norm clip")
+    validation_every: int = Field(default=20, ge=2, description="games whose index is a multiple of this are held out to measure agreement")
+    torch_threads: int = Field(default=1, ge=1, description="torch intra-op threads")
+    init_checkpoint: str | None = Field(default=None, description="start the student from this checkpoint's weights (null: fresh weights)")
+    model: ModelConfig = Field(default_factory=ModelConfig, description="the student network (margin_baseline applies: its value head learns the margin)")
+    eval: DistillEvalConfig = Field(default_factory=DistillEvalConfig, description="final evaluation report")
+
+    @field_validator("num_players")
+    @classmethod
+    def _sizes(cls, v: int | list[int]) -> int | list[int]:
+        return _check_sizes([v]) and v if isinstance(v, int) else _check_sizes(v)
+
+    @property
+    def table_sizes(self) -> list[int]:
+        """Return the table sizes as a list."""
+        return [self.num_players] if isinstance(self.num_players, int) else list(self.num_players)
 
 
 def _check_sizes(v: list[int]) -> list[int]:
@@ -201,4 +251,4 @@ def load_config(path: str | Path, overrides: list[str] | None = None, schema: ty
     return config_from_dict(data, source=str(path), schema=schema)
 
 
-__all__ = ["EvalConfig", "ModelConfig", "PPOConfig", "SB3Config", "SelfPlayConfig", "TrainConfig", "apply_overrides", "config_from_dict", "load_config"]
+__all__ = ["DistillConfig", "DistillEvalConfig", "EvalConfig", "ModelConfig", "PPOConfig", "SB3Config", "SelfPlayConfig", "TrainConfig", "apply_overrides", "config_from_dict", "load_config"]

@@ -126,6 +126,8 @@ class Trainer:
         torch.manual_seed(cfg.seed)
         self.rng = np.random.default_rng(cfg.seed)
         self.model = build_model(cfg)
+        if cfg.init_checkpoint is not None:
+            self.init_weights(cfg.init_checkpoint)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.ppo.learning_rate, eps=1e-5)
         self.pool = OpponentPool(cfg)
         self.engine = make_engine(cfg)
@@ -158,16 +160,28 @@ class Trainer:
         atomic_torch_save(self.state(with_optimizer=name != BEST), path)
         return path
 
+    def init_weights(self, path: str | Path) -> None:
+        """Start the network from another checkpoint's weights (``init_checkpoint``); counters and optimizer start fresh."""
+        ckpt = load_checkpoint(path)
+        self._check_network(ckpt, path)
+        self.model.load_state_dict(ckpt["model"])
+
+    def _check_network(self, ckpt: dict[str, Any], path: str | Path) -> None:
+        """Refuse a checkpoint whose weights do not fit this network (margin_baseline has no weights, so it may differ)."""
+        mine = (list(self.model.hidden_sizes), self.model.action_features)
+        theirs = (list(ckpt["hidden_sizes"]), ckpt.get("action_features", False))
+        if mine != theirs:
+            raise ValueError(
+                f"checkpoint {str(path)!r} holds a network with hidden_sizes {theirs[0]}, action_features {theirs[1]}; "
+                f"the config's network has hidden_sizes {mine[0]}, action_features {mine[1]}"
+            )
+
     def load(self, path: str | Path) -> None:
         """Restore everything from a checkpoint written by :meth:`save` (resume)."""
         ckpt = load_checkpoint(path)
         if ckpt.get("optimizer") is None or "rng" not in ckpt:
             raise ValueError(f"checkpoint {str(path)!r} holds no optimizer or random state: it cannot be resumed")
-        if list(ckpt["hidden_sizes"]) != list(self.cfg.model.hidden_sizes) or ckpt.get("action_features", False) != self.cfg.model.action_features:
-            raise ValueError(
-                f"checkpoint network (hidden {ckpt['hidden_sizes']}, action_features {ckpt.get('action_features', False)}) differs from the "
-                f"config's model (hidden {self.cfg.model.hidden_sizes}, action_features {self.cfg.model.action_features})"
-            )
+        self._check_network(ckpt, path)
         self.model.load_state_dict(ckpt["model"])
         self.optimizer.load_state_dict(ckpt["optimizer"])
         self.update = int(ckpt["update"])
@@ -291,28 +305,35 @@ class Trainer:
     def final_report(self) -> str:
         """Evaluate best.pt against the final opponents, write the report next to it and return the text."""
         from training.checkpoint import load_agent
-        from training.evaluate import write_report
 
         cfg = self.cfg
         if cfg.eval.final_games == 0:
             return ""
-        agent = load_agent(self.run_dir)
-        results = self.evaluator(agent, cfg.eval.final_opponents, cfg.eval.num_players, cfg.eval.final_games, seed=10_000 + cfg.seed, processes=cfg.eval.processes)
-        lines = [f"final evaluation of {self.run_dir / BEST} ({cfg.eval.final_games} games per line, seats rotated)"]
-        summary = {}
-        for key, result in results.items():
-            out = self.run_dir / REPORT_DIR / key.replace(":", "_").replace("=", "").replace("@", "_")
-            write_report(result, out)
-            roles = role_results(result)
-            me = result.per_agent[result.agents[0]]
-            summary[key] = {"win_rate": me["win_rate"], "win_rate_ci": me["win_rate_ci"], "mean_score": me["mean_score"],
-                            "mean_score_ci": me["mean_score_ci"], "games": result.num_games, "roles": roles}
-            lines += [f"--- {key}: one {result.agents[0]} seat against {result.num_players - 1} x {key.split('@')[0]} ---", result.table(), format_roles(roles)]
-        (self.run_dir / REPORT_DIR).mkdir(parents=True, exist_ok=True)
-        (self.run_dir / REPORT_DIR / "summary.json").write_text(json.dumps(summary, indent=1))
-        text = "\n".join(lines)
-        (self.run_dir / REPORT_DIR / "summary.txt").write_text(text + "\n")
-        return text
+        return write_final_report(self.run_dir, load_agent(self.run_dir), cfg.eval.final_opponents, cfg.eval.num_players, cfg.eval.final_games,
+                                  seed=10_000 + cfg.seed, processes=cfg.eval.processes, evaluator=self.evaluator)
+
+
+def write_final_report(run_dir: Path, agent: Any, opponents: list[str], table_sizes: list[int], games: int, seed: int, processes: int = 1,
+                       evaluator: Callable[..., dict[str, Any]] = evaluate_against) -> str:
+    """Evaluate ``agent`` (one seat) against each opponent at each table size; write ``<run_dir>/report/`` and return the text."""
+    from training.evaluate import write_report
+
+    results = evaluator(agent, opponents, table_sizes, games, seed=seed, processes=processes)
+    lines = [f"final evaluation of {run_dir / BEST} ({games} games per line, seats rotated)"]
+    summary = {}
+    for key, result in results.items():
+        out = run_dir / REPORT_DIR / key.replace(":", "_").replace("=", "").replace("@", "_")
+        write_report(result, out)
+        roles = role_results(result)
+        me = result.per_agent[result.agents[0]]
+        summary[key] = {"win_rate": me["win_rate"], "win_rate_ci": me["win_rate_ci"], "mean_score": me["mean_score"],
+                        "mean_score_ci": me["mean_score_ci"], "games": result.num_games, "roles": roles}
+        lines += [f"--- {key}: one {result.agents[0]} seat against {result.num_players - 1} x {key.split('@')[0]} ---", result.table(), format_roles(roles)]
+    (run_dir / REPORT_DIR).mkdir(parents=True, exist_ok=True)
+    (run_dir / REPORT_DIR / "summary.json").write_text(json.dumps(summary, indent=1))
+    text = "\n".join(lines)
+    (run_dir / REPORT_DIR / "summary.txt").write_text(text + "\n")
+    return text
 
 
 def build_parser() -> argparse.ArgumentParser:
