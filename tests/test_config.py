@@ -5,15 +5,28 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from training.config import SB3Config, TrainConfig, apply_overrides, config_from_dict, load_config
+from training.config import DistillConfig, SB3Config, TrainConfig, apply_overrides, config_from_dict, load_config
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 
 
-@pytest.mark.parametrize("name", ["default", "smoke", "selfplay_4p", "selfplay_mixed"])
+@pytest.mark.parametrize("name", ["default", "smoke", "selfplay_4p", "selfplay_mixed", "selfplay_finetune"])
 def test_shipped_training_configs_validate(name):
     cfg = load_config(CONFIGS / f"{name}.yaml")
     assert isinstance(cfg, TrainConfig) and cfg.run_name == name
+
+
+@pytest.mark.parametrize("name", ["distill_expectimax", "distill_smoke"])
+def test_shipped_distill_configs_validate(name):
+    cfg = load_config(CONFIGS / f"{name}.yaml", schema=DistillConfig)
+    assert cfg.run_name == name and cfg.rounds == 2
+
+
+def test_finetune_starts_from_the_distilled_run():
+    cfg = load_config(CONFIGS / "selfplay_finetune.yaml")
+    distilled = load_config(CONFIGS / "distill_expectimax.yaml", schema=DistillConfig)
+    assert cfg.init_checkpoint == f"{distilled.checkpoint_dir}/{distilled.run_name}"
+    assert cfg.model == distilled.model and cfg.table_sizes == distilled.table_sizes
 
 
 def test_shipped_sb3_config_validates():

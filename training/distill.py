@@ -1,0 +1,337 @@
+"""Distil a teacher agent into the policy network (DAgger): ``python -m training.distill --config configs/distill_expectimax.yaml``.
+
+Self-play PPO from scratch learns the hand arithmetic slowly on two cores; a
+rules-aware agent already plays well.  This command gives PPO a strong start
+(as AlphaStar's supervised phase does), in rounds:
+
+* **round 0** plays ``games_per_round`` games with the teacher in every seat
+  (with chance ``explore`` a decision plays a random legal move instead, so
+  that the data also covers a few states the teacher would not reach) and
+  records, for every decision with at least two legal moves, the
+  observation, the mask, the teacher's move and the actor's final margin
+  reward;
+* **round k > 0** (DAgger, Ross et al. 2011) plays the same number of games
+  with the current student in every seat, sampling its policy, and labels the
+  states it reaches with the teacher's move: the student learns to recover
+  from its own mistakes, which pure imitation never shows it;
+* after each round the student trains ``epochs`` passes over all the data
+  gathered so far: cross-entropy of the masked policy against the teacher's
+  move, plus ``value_coef`` times the squared error of the value head against
+  the actor's final margin reward (the value PPO starts from).  Games whose
+  index is a multiple of ``validation_every`` are held out; the log prints the
+  student's agreement with the teacher on them.
+
+The student is written to ``<run dir>/best.pt`` after every round (a crash
+keeps the last round's student; ``round_<k>.pt`` keeps every round's), in the PPO checkpoint format, so it plays
+in tournaments (``make_agent``/``load_agent``) and starts a PPO run through
+the training config's ``init_checkpoint``.  Each round's data are kept in
+``<run dir>/data/round_<k>.npz`` (git-ignored); a rerun with the same config
+reuses them instead of replaying the games.  Every game is a pure function
+of ``(seed, round, game index)``, so results do not depend on ``processes``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import pickle
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import yaml
+from tqdm import tqdm
+
+from grinch_env.encoding import Encoder
+from grinch_env.env import terminal_rewards
+from grinch_env.game import NUM_ACTIONS, Game
+from training.checkpoint import BEST, PolicyAgent, atomic_torch_save, load_checkpoint, make_checkpoint
+from training.config import DistillConfig, load_config
+from training.features import NUM_FEATURES, action_features
+from training.model import MASK_VALUE, PolicyValueNet
+
+DATA_DIR = "data"
+FIELDS = ("obs", "mask", "action", "ret", "game")
+
+
+def build_student(cfg: DistillConfig) -> PolicyValueNet:
+    """Return the student network (``cfg.model``; its value head learns the margin reward)."""
+    return PolicyValueNet(cfg.model.hidden_sizes, action_features=cfg.model.action_features, bonus_layout=cfg.bonus_layout,
+                          margin_baseline=cfg.model.margin_baseline)
+
+
+def game_seeds(seed: int, round_index: int, game: int) -> np.random.Generator:
+    """Return the generator of one data game: a pure function of ``(seed, round, game)``."""
+    return np.random.default_rng(np.random.SeedSequence([seed, round_index, game]))
+
+
+# ------------------------------------------------------------------ data games
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(cfg_dict: dict[str, Any], round_index: int, student_state: bytes | None) -> None:
+    from grinch_env.agents import make_agent
+    from grinch_env.game import MAX_PLAYERS
+
+    torch.set_num_threads(1)
+    cfg = DistillConfig.model_validate(cfg_dict)
+    _WORKER["cfg"] = cfg
+    _WORKER["round"] = round_index
+    _WORKER["teachers"] = [make_agent(cfg.teacher, num_players=None) for _ in range(MAX_PLAYERS)]
+    if student_state is not None:
+        net = build_student(cfg)
+        net.load_state_dict(pickle.loads(student_state))
+        net.eval()
+        _WORKER["student"] = PolicyAgent(net, name="student", deterministic=False)
+    else:
+        _WORKER["student"] = None
+
+
+def play_data_game(index: int) -> dict[str, np.ndarray]:
+    """Play data game ``index`` of the worker's round; return its labelled decisions (see the module docstring)."""
+    cfg: DistillConfig = _WORKER["cfg"]
+    rng = game_seeds(cfg.seed, _WORKER["round"], index)
+    sizes = cfg.table_sizes
+    n = int(sizes[rng.integers(len(sizes))])
+    game = Game(n, rng=int(rng.integers(2**63)), bonus_layout=cfg.bonus_layout)
+    encoder = Encoder()
+    teachers = _WORKER["teachers"][:n]
+    for t in teachers:
+        t.reset(int(rng.integers(2**63)))
+    student = _WORKER["student"]
+    if student is not None:
+        student.reset(int(rng.integers(2**63)))
+    obs, masks, actions, seats = [], [], [], []
+    while not game.done:
+        seat = game.current
+        view = encoder.observe(game, seat)
+        mask = view["action_mask"]
+        legal = np.flatnonzero(mask)
+        if len(legal) == 1:
+            game.step(int(legal[0]))
+            continue
+        label = int(teachers[seat].act(view["observation"], mask))
+        obs.append(view["observation"].astype(np.float16))
+        masks.append(mask.astype(bool))
+        actions.append(label)
+        seats.append(seat)
+        if student is not None:
+            action = int(student.act(view["observation"], mask))
+        elif rng.random() < cfg.explore:
+            action = int(legal[rng.integers(len(legal))])
+        else:
+            action = label
+        game.step(action)
+    margin = np.array(terminal_rewards(game.totals, "margin"), dtype=np.float32)
+    return {
+        "obs": np.stack(obs),
+        "mask": np.stack(masks),
+        "action": np.array(actions, dtype=np.int8),
+        "ret": margin[np.array(seats)],
+        "game": np.full(len(actions), index, dtype=np.int32),
+    }
+
+
+def collect_round(cfg: DistillConfig, round_index: int, student: PolicyValueNet | None, progress: bool) -> dict[str, np.ndarray]:
+    """Play one round's data games (in ``cfg.processes`` workers) and return the concatenated decisions."""
+    # A plain pickle: the pool's own pickler would pass tensors as shared-memory handles (see training.evaluate).
+    state = None if student is None else pickle.dumps({k: v.detach().clone() for k, v in student.state_dict().items()})
+    init_args = (cfg.model_dump(), round_index, state)
+    bar = tqdm(total=cfg.games_per_round, disable=not progress, desc=f"round {round_index} games", unit="game", dynamic_ncols=True)
+    parts: list[dict[str, np.ndarray]] = []
+    if cfg.processes == 1:
+        _init_worker(*init_args)
+        for i in range(cfg.games_per_round):
+            parts.append(play_data_game(i))
+            bar.update(1)
+    else:
+        ctx = multiprocessing.get_context("spawn")
+        with ctx.Pool(cfg.processes, initializer=_init_worker, initargs=init_args) as pool:
+            for part in pool.imap(play_data_game, range(cfg.games_per_round), chunksize=8):
+                parts.append(part)
+                bar.update(1)
+    bar.close()
+    return {k: np.concatenate([p[k] for p in parts]) for k in FIELDS}
+
+
+# -------------------------------------------------------------------- training
+def train_student(net: PolicyValueNet, data: dict[str, np.ndarray], feats: np.ndarray, cfg: DistillConfig, round_index: int,
+                  progress: bool) -> dict[str, float]:
+    """Train ``net`` for ``cfg.epochs`` passes over ``data``; return the held-out agreement and value error."""
+    held_out = data["game_key"] % cfg.validation_every == 0
+    train_idx, val_idx = np.flatnonzero(~held_out), np.flatnonzero(held_out)
+    if len(train_idx) == 0:
+        raise ValueError(f"no training decisions: every data game is held out (validation_every={cfg.validation_every}); play more games")
+    steps_per_epoch = max(1, len(train_idx) // cfg.batch_size)
+    optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=cfg.learning_rate, total_steps=cfg.epochs * steps_per_epoch, pct_start=0.05)
+    rng = np.random.default_rng([cfg.seed, round_index])
+    net.train()
+    bar = tqdm(total=cfg.epochs * steps_per_epoch, disable=not progress, desc=f"round {round_index} training", unit="batch", dynamic_ncols=True)
+    for _ in range(cfg.epochs):
+        order = rng.permutation(train_idx)
+        for k in range(steps_per_epoch):
+            idx = np.sort(order[k * cfg.batch_size:(k + 1) * cfg.batch_size])
+            obs, mask, f, action, ret = _batch(data, feats, idx)
+            logits, value = net(obs, f, mask)
+            logits = torch.where(mask, logits, torch.full_like(logits, MASK_VALUE))
+            loss = torch.nn.functional.cross_entropy(logits, action) + cfg.value_coef * ((value - ret) ** 2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+            optimizer.step()
+            schedule.step()
+            bar.update(1)
+    bar.close()
+    net.eval()
+    return held_out_metrics(net, data, feats, val_idx)
+
+
+def _batch(data: dict[str, np.ndarray], feats: np.ndarray, idx: np.ndarray) -> tuple[torch.Tensor, ...]:
+    return (
+        torch.from_numpy(data["obs"][idx].astype(np.float32)),
+        torch.from_numpy(data["mask"][idx]),
+        torch.from_numpy(feats[idx].astype(np.float32)),
+        torch.from_numpy(data["action"][idx].astype(np.int64)),
+        torch.from_numpy(data["ret"][idx]),
+    )
+
+
+@torch.no_grad()
+def held_out_metrics(net: PolicyValueNet, data: dict[str, np.ndarray], feats: np.ndarray, idx: np.ndarray) -> dict[str, float]:
+    """Return the student's agreement with the teacher's moves and its value MSE on the decisions ``idx``."""
+    if len(idx) == 0:
+        return {"agreement": float("nan"), "value_mse": float("nan"), "held_out_decisions": 0}
+    agree, sq = 0, 0.0
+    for start in range(0, len(idx), 4096):
+        obs, mask, f, action, ret = _batch(data, feats, idx[start:start + 4096])
+        logits, value = net(obs, f, mask)
+        logits = torch.where(mask, logits, torch.full_like(logits, MASK_VALUE))
+        agree += int((logits.argmax(-1) == action).sum())
+        sq += float(((value - ret) ** 2).sum())
+    return {"agreement": agree / len(idx), "value_mse": sq / len(idx), "held_out_decisions": int(len(idx))}
+
+
+def features_of(net: PolicyValueNet, data: dict[str, np.ndarray], chunk: int = 8192) -> np.ndarray:
+    """Return the network's action features for every decision (float16, computed once per round's data)."""
+    if not net.action_features:
+        return np.zeros((len(data["action"]), NUM_ACTIONS, NUM_FEATURES), dtype=np.float16)
+    out = np.empty((len(data["action"]), NUM_ACTIONS, NUM_FEATURES), dtype=np.float16)
+    for i in range(0, len(out), chunk):
+        out[i:i + chunk] = action_features(data["obs"][i:i + chunk].astype(np.float32), data["mask"][i:i + chunk], net.bonus_layout)
+    return out
+
+
+# ------------------------------------------------------------------------ run
+def round_file(run_dir: Path, round_index: int) -> Path:
+    return run_dir / DATA_DIR / f"round_{round_index}.npz"
+
+
+def load_round(path: Path, cfg: DistillConfig, round_index: int) -> dict[str, np.ndarray] | None:
+    """Return a saved round's data if it was made by this config (teacher, seed, sizes, games), else None."""
+    if not path.is_file():
+        return None
+    with np.load(path, allow_pickle=False) as saved:
+        if str(saved["key"]) != _round_key(cfg, round_index):
+            return None
+        return {k: saved[k] for k in FIELDS}
+
+
+def _round_key(cfg: DistillConfig, round_index: int) -> str:
+    keep = ("seed", "teacher", "num_players", "bonus_layout", "games_per_round", "explore")
+    key = {k: cfg.model_dump()[k] for k in keep}
+    if round_index > 0:  # later rounds depend on the student, hence on everything that trained it
+        key = cfg.model_dump(exclude={"run_name", "checkpoint_dir", "processes", "torch_threads", "eval", "rounds"})
+    return json.dumps({"round": round_index, **key}, sort_keys=True)
+
+
+def run(cfg: DistillConfig, run_dir: Path, progress: bool = True) -> tuple[PolicyValueNet, list[dict[str, Any]]]:
+    """Run every round; write ``best.pt`` after each and return the student and the per-round log."""
+    torch.set_num_threads(cfg.torch_threads)
+    torch.manual_seed(cfg.seed)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.model_dump(), sort_keys=False))
+    net = build_student(cfg)
+    if cfg.init_checkpoint is not None:
+        ckpt = load_checkpoint(cfg.init_checkpoint)
+        if (list(ckpt["hidden_sizes"]), ckpt.get("action_features", False)) != (list(cfg.model.hidden_sizes), cfg.model.action_features):
+            raise ValueError(
+                f"init_checkpoint {cfg.init_checkpoint!r} holds hidden_sizes {ckpt['hidden_sizes']}, action_features {ckpt.get('action_features', False)}; "
+                f"the config's model has {cfg.model.hidden_sizes}, {cfg.model.action_features}"
+            )
+        net.load_state_dict(ckpt["model"])
+    net.eval()
+    log: list[dict[str, Any]] = []
+    merged: dict[str, np.ndarray] | None = None
+    for r in range(cfg.rounds):
+        t0 = time.perf_counter()
+        path = round_file(run_dir, r)
+        data = load_round(path, cfg, r)
+        reused = data is not None
+        if data is None:
+            data = collect_round(cfg, r, None if r == 0 else net, progress)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            np.savez(path, key=np.array(_round_key(cfg, r)), **data)
+        data["game_key"] = data["game"].astype(np.int64)
+        merged = data if merged is None else {k: np.concatenate([merged[k], data[k]]) for k in data}
+        t1 = time.perf_counter()
+        metrics = train_student(net, merged, features_of(net, merged), cfg, r, progress)
+        t2 = time.perf_counter()
+        entry = {"round": r, "decisions": int(len(data["action"])), "total_decisions": int(len(merged["action"])), "data_reused": reused,
+                 "data_seconds": round(t1 - t0, 1), "train_seconds": round(t2 - t1, 1), **metrics}
+        log.append(entry)
+        tqdm.write(f"round {r}: {entry['decisions']} decisions ({entry['total_decisions']} in all), held-out agreement with "
+                   f"{cfg.teacher} {metrics['agreement']:.3f}, value MSE {metrics['value_mse']:.4f}; data {t1 - t0:.0f} s, training {t2 - t1:.0f} s")
+        atomic_torch_save(make_checkpoint(net, cfg.model_dump(), None, update=0, env_steps=0, learner_steps=int(len(merged["action"])),
+                                          distill_log=log), run_dir / BEST)
+        shutil.copyfile(run_dir / BEST, run_dir / f"round_{r}.pt")  # each round's student, to compare rounds
+    (run_dir / "distill_log.json").write_text(json.dumps(log, indent=1))
+    return net, log
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="grinch-distill", description="Distil a teacher agent into the policy network (DAgger rounds).")
+    parser.add_argument("--config", required=True, help="YAML config (configs/distill_expectimax.yaml)")
+    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE", help="override a config value (repeatable)")
+    parser.add_argument("--run-dir", help="run directory (default: <checkpoint_dir>/<run_name>)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+    parser.add_argument("--no-report", action="store_true", help="skip the final evaluation report")
+    parser.add_argument("--report-only", action="store_true", help="train nothing: write and print the final report of the run's best.pt")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    from grinch_env.agents import make_agent
+    from training.checkpoint import load_agent
+    from training.train import write_final_report
+
+    args = build_parser().parse_args(argv)
+    try:
+        cfg = load_config(args.config, args.overrides, schema=DistillConfig)
+        run_dir = Path(args.run_dir) if args.run_dir else Path(cfg.checkpoint_dir) / cfg.run_name
+        make_agent(cfg.teacher)  # a bad teacher spec fails before any game is played
+        for spec in cfg.eval.opponents:
+            make_agent(spec)
+        if not args.report_only:
+            run(cfg, run_dir, progress=not args.no_progress)
+            print(f"saved {run_dir / BEST}")
+        if args.report_only or (not args.no_report and cfg.eval.games):
+            if cfg.eval.games == 0:
+                raise ValueError("eval.games is 0: set it (e.g. --set eval.games=200) to write a report")
+            print(write_final_report(run_dir, load_agent(run_dir), cfg.eval.opponents, cfg.eval.num_players, cfg.eval.games,
+                                     seed=10_000 + cfg.seed, processes=cfg.eval.processes))
+    except (ValueError, FileNotFoundError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
+__all__ = ["build_student", "collect_round", "held_out_metrics", "main", "play_data_game", "run", "train_student"]
+
+if __name__ == "__main__":
+    sys.exit(main())
