@@ -194,3 +194,19 @@ def test_agent_objects_holding_torch_networks_play_in_worker_processes():
     one = evaluate([agent, "greedy"], 2, 4, seed=3).to_dict()
     assert evaluate([agent, "greedy"], 2, 4, seed=3, processes=2).to_dict() == one
     assert one["agents"] == ["tiny", "greedy"]
+
+
+def test_worker_processes_run_torch_on_one_thread_each():
+    import torch
+
+    from training import evaluate as evaluate_module
+
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        evaluate_module._init_worker(["greedy"], 2, "standard", 0, 1, worker=False)
+        assert torch.get_num_threads() == 2  # the calling process keeps its setting
+        evaluate_module._init_worker(["greedy"], 2, "standard", 0, 1, worker=True)
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(before)

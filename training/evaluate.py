@@ -130,8 +130,14 @@ def _checkpoint_label(path: str) -> str:
 _WORKER: dict[str, Any] = {}
 
 
-def _init_worker(specs: Sequence[Any], num_players: int, bonus_layout: Any, seed: int, num_games: int) -> None:
+def _init_worker(specs: Sequence[Any], num_players: int, bonus_layout: Any, seed: int, num_games: int, worker: bool = False) -> None:
     specs = [pickle.loads(s) if isinstance(s, bytes) else s for s in specs]
+    if worker and ("torch" in sys.modules or any(isinstance(s, str) and os.path.exists(s) for s in specs)):
+        # One process per core: torch's default thread pool per worker oversubscribes the cores, and a
+        # one-observation forward pass then took 16 ms instead of 0.4 ms (benchmarks/bench_agents.py).
+        import torch
+
+        torch.set_num_threads(1)
     _WORKER["table"] = Table(specs, num_players, bonus_layout)
     _WORKER["seed"] = seed
     _WORKER["schedule"] = schedule(len(specs), num_players, num_games, seed)
@@ -170,7 +176,7 @@ def evaluate(
         # as plain pickles: the pool's own pickler would hand torch tensors over as shared-memory handles, which
         # fail to open in the workers on some machines (and the pool then respawns its workers for ever).
         ctx = multiprocessing.get_context("spawn")
-        init_args = ([s if isinstance(s, str) else pickle.dumps(s) for s in agents], *init_args[1:])
+        init_args = ([s if isinstance(s, str) else pickle.dumps(s) for s in agents], *init_args[1:], True)
         with ctx.Pool(processes, initializer=_init_worker, initargs=init_args) as pool:
             for record in pool.imap(_worker_game, range(num_games), chunksize=max(1, min(16, num_games // (4 * processes)))):
                 records.append(record)
