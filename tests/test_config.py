@@ -93,3 +93,11 @@ def test_every_field_has_a_description(schema):
     for model in _models(schema):
         for name, field in model.model_fields.items():
             assert field.description, f"{model.__name__}.{name} has no description"
+
+
+def test_distill_config_errors_name_the_key():
+    with pytest.raises(ValueError, match=r"num_players: Value error, table sizes must be .* in 2\.\.6, got \[7\]"):
+        config_from_dict({"num_players": 7}, schema=DistillConfig)
+    with pytest.raises(ValueError, match=r"explore: Input should be less than or equal to 1"):
+        config_from_dict({"explore": 1.5}, schema=DistillConfig)
+    assert config_from_dict({"num_players": 3}, schema=DistillConfig).table_sizes == [3]

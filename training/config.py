@@ -190,7 +190,10 @@ class DistillConfig(_Section):
     @field_validator("num_players")
     @classmethod
     def _sizes(cls, v: int | list[int]) -> int | list[int]:
-        return _check_sizes([v]) and v if isinstance(v, int) else _check_sizes(v)
+        if isinstance(v, int):
+            _check_sizes([v])
+            return v
+        return _check_sizes(v)
 
     @property
     def table_sizes(self) -> list[int]:
