@@ -15,9 +15,9 @@ import numpy as np
 from grinch_env.cards import NUM_CARDS
 from grinch_env.encoding import OBS_SIZE, action_mask, encode, scales_for
 from grinch_env.env import REWARD_MODES, terminal_rewards
-from grinch_env.game import MAX_PLAYERS, NUM_ACTIONS, Game, action_name
+from grinch_env.game import MAX_PLAYERS, NUM_ACTIONS, Game
 from grinch_env.scoring import resolve_layout
-from grinch_env.vector import DeckSource, _sizes, batched_decks
+from grinch_env.vector import DeckSource, _sizes, batched_decks, illegal_action_error
 
 
 class _DeckRng:
@@ -121,13 +121,7 @@ class ReferenceVectorGrinch:
             bad = self._mask[np.arange(self.num_envs), a] == 0
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            act = int(a[i])
-            legal = np.flatnonzero(self._mask[i]).tolist()
-            what = action_name(act) if 0 <= act < NUM_ACTIONS else f"outside 0..{NUM_ACTIONS - 1}"
-            raise ValueError(
-                f"illegal action {act} ({what}) for game {i} (seat {int(self._seat[i])} to act); "
-                f"legal actions: {legal} ({', '.join(action_name(x) for x in legal)})"
-            )
+            raise illegal_action_error(i, int(a[i]), int(self._seat[i]), self._mask[i])
         return a.astype(np.int64, copy=False)
 
 

@@ -686,13 +686,17 @@ class VectorGrinch:
 
     def _raise_illegal(self, i: int, a: np.ndarray) -> None:
         """Raise the ``ValueError`` naming game i's illegal action ``a[i]`` and its legal actions."""
-        act = int(a[i])
-        legal = np.flatnonzero(self._mask[i]).tolist()
-        what = action_name(act) if 0 <= act < NUM_ACTIONS else f"outside 0..{NUM_ACTIONS - 1}"
-        raise ValueError(
-            f"illegal action {act} ({what}) for game {i} (seat {int(self._cur[i])} to act); "
-            f"legal actions: {legal} ({', '.join(action_name(x) for x in legal)})"
-        )
+        raise illegal_action_error(i, int(a[i]), int(self._cur[i]), self._mask[i])
 
 
-__all__ = ["VectorGrinch", "DeckSource", "batched_decks", "per_game_decks"]
+def illegal_action_error(game: int, action: int, seat: int, mask: np.ndarray) -> ValueError:
+    """Return the error a batched engine raises for an illegal ``action`` in ``game``: it names the action and the legal ones."""
+    legal = np.flatnonzero(mask).tolist()
+    what = action_name(action) if 0 <= action < NUM_ACTIONS else f"outside 0..{NUM_ACTIONS - 1}"
+    return ValueError(
+        f"illegal action {action} ({what}) for game {game} (seat {seat} to act); "
+        f"legal actions: {legal} ({', '.join(action_name(x) for x in legal)})"
+    )
+
+
+__all__ = ["VectorGrinch", "DeckSource", "batched_decks", "illegal_action_error", "per_game_decks"]

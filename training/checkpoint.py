@@ -127,6 +127,25 @@ def model_from_checkpoint(ckpt: dict[str, Any]) -> PolicyValueNet:
     return net
 
 
+def check_network(ckpt: dict[str, Any], net: PolicyValueNet, path: str | Path) -> None:
+    """Refuse a checkpoint whose weights do not fit ``net`` (margin_baseline has no weights, so it may differ)."""
+    mine = (list(net.hidden_sizes), net.action_features)
+    theirs = (list(ckpt["hidden_sizes"]), ckpt.get("action_features", False))
+    if mine != theirs:
+        raise ValueError(
+            f"checkpoint {str(path)!r} holds a network with hidden_sizes {theirs[0]}, action_features {theirs[1]}; "
+            f"the config's network has hidden_sizes {mine[0]}, action_features {mine[1]}"
+        )
+
+
+def load_weights(net: PolicyValueNet, path: str | Path) -> dict[str, Any]:
+    """Load the weights of the checkpoint at ``path`` into ``net`` (shape checked); return the checkpoint."""
+    ckpt = load_checkpoint(path)
+    check_network(ckpt, net, path)
+    net.load_state_dict(ckpt["model"])
+    return ckpt
+
+
 class PolicyAgent:
     """An agent playing a trained network: argmax of the masked policy by default, or sampling it."""
 
@@ -198,6 +217,6 @@ def load_agent(path: str | Path, seed: int | None = None, deterministic: bool = 
 
 
 __all__ = [
-    "BEST", "LATEST", "PolicyAgent", "SB3Agent", "atomic_torch_save", "load_agent", "load_checkpoint", "make_checkpoint",
+    "BEST", "LATEST", "PolicyAgent", "SB3Agent", "atomic_torch_save", "check_network", "load_agent", "load_checkpoint", "load_weights", "make_checkpoint",
     "model_from_checkpoint", "resolve_checkpoint", "restore_rng_states", "rng_states",
 ]

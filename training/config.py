@@ -10,16 +10,43 @@ every checkpoint.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from grinch_env.game import MAX_PLAYERS, MIN_PLAYERS
 
 
+def _check_sizes(v: list[int]) -> list[int]:
+    if not v or any(not MIN_PLAYERS <= n <= MAX_PLAYERS for n in v):
+        raise ValueError(f"table sizes must be a non-empty list of ints in {MIN_PLAYERS}..{MAX_PLAYERS}, got {v}")
+    return v
+
+
+def _check_size_or_sizes(v: int | list[int]) -> int | list[int]:
+    if isinstance(v, int):
+        _check_sizes([v])
+        return v
+    return _check_sizes(v)
+
+
+# Table sizes, validated wherever a config names them (errors read "num_players: Value error, table sizes must be ...").
+SizeList = Annotated[list[int], AfterValidator(_check_sizes)]
+SizeOrSizes = Annotated[int | list[int], AfterValidator(_check_size_or_sizes)]
+
+
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class _MixedTables(_Section):
+    """A config whose ``num_players`` is one table size or a list of them."""
+
+    @property
+    def table_sizes(self) -> list[int]:
+        """Return the table sizes as a list (one entry per size)."""
+        return [self.num_players] if isinstance(self.num_players, int) else list(self.num_players)
 
 
 class ModelConfig(_Section):
@@ -80,23 +107,19 @@ class EvalConfig(_Section):
     every: int = Field(default=10, ge=0, description="evaluate against the baselines every this many updates (0: never during training)")
     games: int = Field(default=40, ge=1, description="games per opponent and table size in a periodic evaluation")
     opponents: list[str] = Field(default=["random", "greedy"], description="make_agent specs played in periodic evaluations")
-    num_players: list[int] = Field(default=[4], description="table sizes of the evaluations")
+    num_players: SizeList = Field(default=[4], description="table sizes of the evaluations")
     best_metric_opponent: str = Field(default="greedy", description="opponent whose mean win rate selects best.pt")
     final_games: int = Field(default=200, ge=0, description="games per opponent and table size in the final report (0: no report)")
     final_opponents: list[str] = Field(default=["random", "greedy", "expectimax"], description="make_agent specs in the final report")
     processes: int = Field(default=1, ge=1, description="worker processes for evaluations")
 
-    @field_validator("num_players")
-    @classmethod
-    def _sizes(cls, v: list[int]) -> list[int]:
-        return _check_sizes(v)
 
 
-class TrainConfig(_Section):
+class TrainConfig(_MixedTables):
     run_name: str = Field(default="default", min_length=1, description="checkpoint directory name under checkpoint_dir")
     checkpoint_dir: str = Field(default="checkpoints", description="parent directory of run directories")
     seed: int = Field(default=0, description="seed of every random stream (python, numpy, torch, engine)")
-    num_players: int | list[int] = Field(default=4, description="table size, or a list of sizes mixed across parallel games")
+    num_players: SizeOrSizes = Field(default=4, description="table size, or a list of sizes mixed across parallel games")
     bonus_layout: Literal["standard", "none"] = Field(default="standard", description="bonus-card layout of the rules")
     reward_mode: Literal["win", "margin"] = Field(default="win", description="terminal reward per seat: zero-sum win share or score margin / 100")
     num_envs: int = Field(default=64, ge=1, description="games played in parallel per rollout (one batched engine)")
@@ -112,18 +135,7 @@ class TrainConfig(_Section):
     selfplay: SelfPlayConfig = Field(default_factory=SelfPlayConfig, description="opponent pool")
     eval: EvalConfig = Field(default_factory=EvalConfig, description="periodic and final evaluation")
 
-    @field_validator("num_players")
-    @classmethod
-    def _sizes(cls, v: int | list[int]) -> int | list[int]:
-        if isinstance(v, int):
-            _check_sizes([v])
-            return v
-        return _check_sizes(v)
 
-    @property
-    def table_sizes(self) -> list[int]:
-        """Return the table sizes as a list (one entry per size)."""
-        return [self.num_players] if isinstance(self.num_players, int) else list(self.num_players)
 
 
 class SB3Config(_Section):
@@ -154,23 +166,19 @@ class SB3Config(_Section):
 class DistillEvalConfig(_Section):
     games: int = Field(default=200, ge=0, description="games per opponent and table size in the final report (0: no report)")
     opponents: list[str] = Field(default=["random", "greedy", "expectimax"], description="make_agent specs in the final report")
-    num_players: list[int] = Field(default=[2, 4], description="table sizes of the final report")
+    num_players: SizeList = Field(default=[2, 4], description="table sizes of the final report")
     processes: int = Field(default=1, ge=1, description="worker processes for the report")
 
-    @field_validator("num_players")
-    @classmethod
-    def _sizes(cls, v: list[int]) -> list[int]:
-        return _check_sizes(v)
 
 
-class DistillConfig(_Section):
+class DistillConfig(_MixedTables):
     """``python -m training.distill``: imitate a teacher agent (DAgger), giving PPO a strong starting policy."""
 
     run_name: str = Field(default="distill", min_length=1, description="checkpoint directory name under checkpoint_dir")
     checkpoint_dir: str = Field(default="checkpoints", description="parent directory of run directories")
     seed: int = Field(default=0, description="seed of the games, the agents' generators and torch")
     teacher: str = Field(default="expectimax", description="make_agent spec of the agent whose decisions are imitated")
-    num_players: int | list[int] = Field(default=[2, 2, 3, 4, 4, 5, 6], description="table size, or a list drawn from uniformly per game")
+    num_players: SizeOrSizes = Field(default=[2, 2, 3, 4, 4, 5, 6], description="table size, or a list drawn from uniformly per game")
     bonus_layout: Literal["standard", "none"] = Field(default="standard", description="bonus-card layout of the rules")
     rounds: int = Field(default=2, ge=1, description="data rounds: round 0 plays the teacher, later rounds play the current student (DAgger)")
     games_per_round: int = Field(default=4000, ge=1, description="games played per data round")
@@ -187,24 +195,7 @@ class DistillConfig(_Section):
     model: ModelConfig = Field(default_factory=ModelConfig, description="the student network (margin_baseline applies: its value head learns the margin)")
     eval: DistillEvalConfig = Field(default_factory=DistillEvalConfig, description="final evaluation report")
 
-    @field_validator("num_players")
-    @classmethod
-    def _sizes(cls, v: int | list[int]) -> int | list[int]:
-        if isinstance(v, int):
-            _check_sizes([v])
-            return v
-        return _check_sizes(v)
 
-    @property
-    def table_sizes(self) -> list[int]:
-        """Return the table sizes as a list."""
-        return [self.num_players] if isinstance(self.num_players, int) else list(self.num_players)
-
-
-def _check_sizes(v: list[int]) -> list[int]:
-    if not v or any(not MIN_PLAYERS <= n <= MAX_PLAYERS for n in v):
-        raise ValueError(f"table sizes must be a non-empty list of ints in {MIN_PLAYERS}..{MAX_PLAYERS}, got {v}")
-    return v
 
 
 def _format_errors(err: ValidationError, source: str) -> str:

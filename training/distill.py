@@ -50,10 +50,10 @@ from tqdm import tqdm
 from grinch_env.encoding import Encoder
 from grinch_env.env import terminal_rewards
 from grinch_env.game import NUM_ACTIONS, Game
-from training.checkpoint import BEST, PolicyAgent, atomic_torch_save, load_checkpoint, make_checkpoint
+from training.checkpoint import BEST, PolicyAgent, atomic_torch_save, load_weights, make_checkpoint
 from training.config import DistillConfig, load_config
 from training.features import NUM_FEATURES, action_features
-from training.model import MASK_VALUE, PolicyValueNet
+from training.model import MaskedCategorical, PolicyValueNet
 
 DATA_DIR = "data"
 FIELDS = ("obs", "mask", "action", "ret", "game")
@@ -160,8 +160,7 @@ def collect_round(cfg: DistillConfig, round_index: int, student: PolicyValueNet 
 
 
 # -------------------------------------------------------------------- training
-def train_student(net: PolicyValueNet, data: dict[str, np.ndarray], feats: np.ndarray, cfg: DistillConfig, round_index: int,
-                  progress: bool) -> dict[str, float]:
+def train_student(net: PolicyValueNet, data: dict[str, np.ndarray], cfg: DistillConfig, round_index: int, progress: bool) -> dict[str, float]:
     """Train ``net`` for ``cfg.epochs`` passes over ``data``; return the held-out agreement and value error."""
     held_out = data["game_key"] % cfg.validation_every == 0
     train_idx, val_idx = np.flatnonzero(~held_out), np.flatnonzero(held_out)
@@ -176,11 +175,8 @@ def train_student(net: PolicyValueNet, data: dict[str, np.ndarray], feats: np.nd
     for _ in range(cfg.epochs):
         order = rng.permutation(train_idx)
         for k in range(steps_per_epoch):
-            idx = np.sort(order[k * cfg.batch_size:(k + 1) * cfg.batch_size])
-            obs, mask, f, action, ret = _batch(data, feats, idx)
-            logits, value = net(obs, f, mask)
-            logits = torch.where(mask, logits, torch.full_like(logits, MASK_VALUE))
-            loss = torch.nn.functional.cross_entropy(logits, action) + cfg.value_coef * ((value - ret) ** 2).mean()
+            dist, value, action, ret = _forward(net, data, np.sort(order[k * cfg.batch_size:(k + 1) * cfg.batch_size]))
+            loss = -dist.log_prob(action).mean() + cfg.value_coef * ((value - ret) ** 2).mean()
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
@@ -189,38 +185,37 @@ def train_student(net: PolicyValueNet, data: dict[str, np.ndarray], feats: np.nd
             bar.update(1)
     bar.close()
     net.eval()
-    return held_out_metrics(net, data, feats, val_idx)
+    return held_out_metrics(net, data, val_idx)
 
 
-def _batch(data: dict[str, np.ndarray], feats: np.ndarray, idx: np.ndarray) -> tuple[torch.Tensor, ...]:
-    return (
+def _forward(net: PolicyValueNet, data: dict[str, np.ndarray], idx: np.ndarray) -> tuple[MaskedCategorical, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Return the masked policy and value of the decisions ``idx``, with the teacher's moves and the final margins."""
+    feats = data.get("feats")
+    dist, value = net.distribution(
         torch.from_numpy(data["obs"][idx].astype(np.float32)),
         torch.from_numpy(data["mask"][idx]),
-        torch.from_numpy(feats[idx].astype(np.float32)),
-        torch.from_numpy(data["action"][idx].astype(np.int64)),
-        torch.from_numpy(data["ret"][idx]),
+        None if feats is None else torch.from_numpy(feats[idx].astype(np.float32)),
     )
+    return dist, value, torch.from_numpy(data["action"][idx].astype(np.int64)), torch.from_numpy(data["ret"][idx])
 
 
 @torch.no_grad()
-def held_out_metrics(net: PolicyValueNet, data: dict[str, np.ndarray], feats: np.ndarray, idx: np.ndarray) -> dict[str, float]:
+def held_out_metrics(net: PolicyValueNet, data: dict[str, np.ndarray], idx: np.ndarray) -> dict[str, float]:
     """Return the student's agreement with the teacher's moves and its value MSE on the decisions ``idx``."""
     if len(idx) == 0:
         return {"agreement": float("nan"), "value_mse": float("nan"), "held_out_decisions": 0}
     agree, sq = 0, 0.0
     for start in range(0, len(idx), 4096):
-        obs, mask, f, action, ret = _batch(data, feats, idx[start:start + 4096])
-        logits, value = net(obs, f, mask)
-        logits = torch.where(mask, logits, torch.full_like(logits, MASK_VALUE))
-        agree += int((logits.argmax(-1) == action).sum())
+        dist, value, action, ret = _forward(net, data, idx[start:start + 4096])
+        agree += int((dist.logits.argmax(-1) == action).sum())
         sq += float(((value - ret) ** 2).sum())
     return {"agreement": agree / len(idx), "value_mse": sq / len(idx), "held_out_decisions": int(len(idx))}
 
 
-def features_of(net: PolicyValueNet, data: dict[str, np.ndarray], chunk: int = 8192) -> np.ndarray:
-    """Return the network's action features for every decision (float16, computed once per round's data)."""
+def features_of(net: PolicyValueNet, data: dict[str, np.ndarray], chunk: int = 8192) -> np.ndarray | None:
+    """Return the network's action features for every decision (float16; None for a network that reads none)."""
     if not net.action_features:
-        return np.zeros((len(data["action"]), NUM_ACTIONS, NUM_FEATURES), dtype=np.float16)
+        return None
     out = np.empty((len(data["action"]), NUM_ACTIONS, NUM_FEATURES), dtype=np.float16)
     for i in range(0, len(out), chunk):
         out[i:i + chunk] = action_features(data["obs"][i:i + chunk].astype(np.float32), data["mask"][i:i + chunk], net.bonus_layout)
@@ -243,9 +238,10 @@ def load_round(path: Path, cfg: DistillConfig, round_index: int) -> dict[str, np
 
 
 def _round_key(cfg: DistillConfig, round_index: int) -> str:
-    keep = ("seed", "teacher", "num_players", "bonus_layout", "games_per_round", "explore")
-    key = {k: cfg.model_dump()[k] for k in keep}
-    if round_index > 0:  # later rounds depend on the student, hence on everything that trained it
+    """Return what a round's games depend on: the game settings for round 0; for later rounds also everything that trained the student."""
+    if round_index == 0:
+        key = cfg.model_dump(include={"seed", "teacher", "num_players", "bonus_layout", "games_per_round", "explore"})
+    else:
         key = cfg.model_dump(exclude={"run_name", "checkpoint_dir", "processes", "torch_threads", "eval", "rounds"})
     return json.dumps({"round": round_index, **key}, sort_keys=True)
 
@@ -258,13 +254,7 @@ def run(cfg: DistillConfig, run_dir: Path, progress: bool = True) -> tuple[Polic
     (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.model_dump(), sort_keys=False))
     net = build_student(cfg)
     if cfg.init_checkpoint is not None:
-        ckpt = load_checkpoint(cfg.init_checkpoint)
-        if (list(ckpt["hidden_sizes"]), ckpt.get("action_features", False)) != (list(cfg.model.hidden_sizes), cfg.model.action_features):
-            raise ValueError(
-                f"init_checkpoint {cfg.init_checkpoint!r} holds hidden_sizes {ckpt['hidden_sizes']}, action_features {ckpt.get('action_features', False)}; "
-                f"the config's model has {cfg.model.hidden_sizes}, {cfg.model.action_features}"
-            )
-        net.load_state_dict(ckpt["model"])
+        load_weights(net, cfg.init_checkpoint)
     net.eval()
     log: list[dict[str, Any]] = []
     merged: dict[str, np.ndarray] | None = None
@@ -278,9 +268,12 @@ def run(cfg: DistillConfig, run_dir: Path, progress: bool = True) -> tuple[Polic
             path.parent.mkdir(parents=True, exist_ok=True)
             np.savez(path, key=np.array(_round_key(cfg, r)), **data)
         data["game_key"] = data["game"].astype(np.int64)
+        feats = features_of(net, data)  # once per round's data, not again for every later round
+        if feats is not None:
+            data["feats"] = feats
         merged = data if merged is None else {k: np.concatenate([merged[k], data[k]]) for k in data}
         t1 = time.perf_counter()
-        metrics = train_student(net, merged, features_of(net, merged), cfg, r, progress)
+        metrics = train_student(net, merged, cfg, r, progress)
         t2 = time.perf_counter()
         entry = {"round": r, "decisions": int(len(data["action"])), "total_decisions": int(len(merged["action"])), "data_reused": reused,
                  "data_seconds": round(t1 - t0, 1), "train_seconds": round(t2 - t1, 1), **metrics}

@@ -30,7 +30,9 @@ from training.checkpoint import (
     LATEST,
     PolicyAgent,
     atomic_torch_save,
+    check_network,
     load_checkpoint,
+    load_weights,
     make_checkpoint,
     restore_rng_states,
     rng_states,
@@ -162,26 +164,14 @@ class Trainer:
 
     def init_weights(self, path: str | Path) -> None:
         """Start the network from another checkpoint's weights (``init_checkpoint``); counters and optimizer start fresh."""
-        ckpt = load_checkpoint(path)
-        self._check_network(ckpt, path)
-        self.model.load_state_dict(ckpt["model"])
-
-    def _check_network(self, ckpt: dict[str, Any], path: str | Path) -> None:
-        """Refuse a checkpoint whose weights do not fit this network (margin_baseline has no weights, so it may differ)."""
-        mine = (list(self.model.hidden_sizes), self.model.action_features)
-        theirs = (list(ckpt["hidden_sizes"]), ckpt.get("action_features", False))
-        if mine != theirs:
-            raise ValueError(
-                f"checkpoint {str(path)!r} holds a network with hidden_sizes {theirs[0]}, action_features {theirs[1]}; "
-                f"the config's network has hidden_sizes {mine[0]}, action_features {mine[1]}"
-            )
+        load_weights(self.model, path)
 
     def load(self, path: str | Path) -> None:
         """Restore everything from a checkpoint written by :meth:`save` (resume)."""
         ckpt = load_checkpoint(path)
         if ckpt.get("optimizer") is None or "rng" not in ckpt:
             raise ValueError(f"checkpoint {str(path)!r} holds no optimizer or random state: it cannot be resumed")
-        self._check_network(ckpt, path)
+        check_network(ckpt, self.model, path)
         self.model.load_state_dict(ckpt["model"])
         self.optimizer.load_state_dict(ckpt["optimizer"])
         self.update = int(ckpt["update"])
