@@ -16,7 +16,7 @@ def test_shipped_training_configs_validate(name):
     assert isinstance(cfg, TrainConfig) and cfg.run_name == name
 
 
-@pytest.mark.parametrize("name", ["distill_expectimax", "distill_smoke"])
+@pytest.mark.parametrize("name", ["distill_expectimax", "distill_lookahead", "distill_smoke"])
 def test_shipped_distill_configs_validate(name):
     cfg = load_config(CONFIGS / f"{name}.yaml", schema=DistillConfig)
     assert cfg.run_name == name and cfg.rounds == 2
@@ -54,6 +54,13 @@ def test_wrong_type_is_an_error_naming_the_key():
         config_from_dict({"selfplay": {"self_prob": [1]}})
     with pytest.raises(ValueError, match=r"reward_mode: Input should be 'win' or 'margin'"):
         config_from_dict({"reward_mode": "score"})
+
+
+def test_draw_lookahead_needs_action_features():
+    with pytest.raises(ValueError, match=r"model: Value error, draw_lookahead: true needs action_features: true"):
+        config_from_dict({"model": {"action_features": False, "draw_lookahead": True}})
+    assert load_config(CONFIGS / "distill_lookahead.yaml", schema=DistillConfig).model.draw_lookahead is True
+    assert load_config(CONFIGS / "distill_expectimax.yaml", schema=DistillConfig).model.draw_lookahead is False
 
 
 def test_out_of_range_values_are_errors():

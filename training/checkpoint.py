@@ -76,6 +76,7 @@ def make_checkpoint(model: PolicyValueNet, config: dict[str, Any], optimizer: to
         "action_features": model.action_features,
         "bonus_layout": model.bonus_layout,
         "margin_baseline": model.margin_baseline,
+        "draw_lookahead": model.draw_lookahead,
         "config": config,
         "model": model.state_dict(),
         "optimizer": optimizer.state_dict() if optimizer is not None else None,
@@ -121,6 +122,7 @@ def model_from_checkpoint(ckpt: dict[str, Any]) -> PolicyValueNet:
         action_features=ckpt.get("action_features", False),
         bonus_layout=ckpt.get("bonus_layout", "standard"),
         margin_baseline=ckpt.get("margin_baseline", False),
+        draw_lookahead=ckpt.get("draw_lookahead", False),
     )
     net.load_state_dict(ckpt["model"])
     net.eval()

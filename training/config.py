@@ -53,6 +53,13 @@ class ModelConfig(_Section):
     hidden_sizes: list[int] = Field(default=[256, 256], description="widths of the shared MLP trunk's hidden layers (ReLU)")
     action_features: bool = Field(default=True, description="feed each action's immediate hand value (training/features.py) to the net and its logit")
     margin_baseline: bool = Field(default=True, description="with reward_mode margin, the value head predicts the rest of the game on top of the margin so far")
+    draw_lookahead: bool = Field(default=False, description="the Grinch's first draw is featured with the best second draw after it (needs action_features)")
+
+    @model_validator(mode="after")
+    def _lookahead_needs_features(self) -> ModelConfig:
+        if self.draw_lookahead and not self.action_features:
+            raise ValueError("draw_lookahead: true needs action_features: true (it changes the action features)")
+        return self
 
     @field_validator("hidden_sizes")
     @classmethod

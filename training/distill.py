@@ -52,7 +52,7 @@ from grinch_env.env import terminal_rewards
 from grinch_env.game import NUM_ACTIONS, Game
 from training.checkpoint import BEST, PolicyAgent, atomic_torch_save, load_weights, make_checkpoint
 from training.config import DistillConfig, load_config
-from training.features import NUM_FEATURES, action_features
+from training.features import NUM_FEATURES
 from training.model import MaskedCategorical, PolicyValueNet
 
 DATA_DIR = "data"
@@ -62,7 +62,7 @@ FIELDS = ("obs", "mask", "action", "ret", "game")
 def build_student(cfg: DistillConfig) -> PolicyValueNet:
     """Return the student network (``cfg.model``; its value head learns the margin reward)."""
     return PolicyValueNet(cfg.model.hidden_sizes, action_features=cfg.model.action_features, bonus_layout=cfg.bonus_layout,
-                          margin_baseline=cfg.model.margin_baseline)
+                          margin_baseline=cfg.model.margin_baseline, draw_lookahead=cfg.model.draw_lookahead)
 
 
 def game_seeds(seed: int, round_index: int, game: int) -> np.random.Generator:
@@ -218,7 +218,7 @@ def features_of(net: PolicyValueNet, data: dict[str, np.ndarray], chunk: int = 8
         return None
     out = np.empty((len(data["action"]), NUM_ACTIONS, NUM_FEATURES), dtype=np.float16)
     for i in range(0, len(out), chunk):
-        out[i:i + chunk] = action_features(data["obs"][i:i + chunk].astype(np.float32), data["mask"][i:i + chunk], net.bonus_layout)
+        out[i:i + chunk] = net.features(data["obs"][i:i + chunk].astype(np.float32), data["mask"][i:i + chunk])
     return out
 
 

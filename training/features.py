@@ -10,6 +10,10 @@ leads to, computed with the agents' vectorised scorer
 * draw ``49 + j``: the hand plus the top card of relative seat ``j``'s discard pile;
 * score ``55 + k``: the hand itself (only row ``k`` applies to that action).
 
+With ``draw_lookahead`` the Grinch's draws look at both draws instead
+(:func:`draw_lookahead_features`): a first draw is valued with the best
+second draw after it, and a 6-card hand by its best five cards.
+
 :func:`action_features` returns them as ``float32[B, 62, 8]`` (7 rows, then
 the bonus), divided by :data:`FEATURE_SCALE`, zero for illegal actions.
 :func:`applicable_rows` says which rows an action may still use (the unused
@@ -58,8 +62,11 @@ def _scored(ev: HandEvaluator, cards: np.ndarray) -> np.ndarray:
     return np.concatenate([rows, bonus[..., None]], axis=-1)
 
 
-def action_features(observations: np.ndarray, masks: np.ndarray, bonus_layout: str = "standard") -> np.ndarray:
-    """Return ``float32[B, 62, 8]``: each legal action's resulting row values and bonus / FEATURE_SCALE (module docstring)."""
+def action_features(observations: np.ndarray, masks: np.ndarray, bonus_layout: str = "standard", draw_lookahead: bool = False) -> np.ndarray:
+    """Return ``float32[B, 62, 8]``: each legal action's resulting row values and bonus / FEATURE_SCALE (module docstring).
+
+    ``draw_lookahead`` replaces the Grinch's draw features by :func:`draw_lookahead_features`.
+    """
     obs = np.asarray(observations, dtype=np.float32).reshape(-1, enc.OBS_SIZE)
     mask = np.asarray(masks).reshape(-1, NUM_ACTIONS) > 0
     ev = _evaluator(bonus_layout)
@@ -99,8 +106,130 @@ def action_features(observations: np.ndarray, masks: np.ndarray, bonus_layout: s
         rows = np.flatnonzero(score & (sizes == h))
         if len(rows) and h > 0:
             out[rows, SCORE_BASE:] = _scored(ev, _hands(hand[rows]))[:, None, :]
+    if draw_lookahead:
+        rows = np.flatnonzero(draw)
+        if len(rows):
+            out[rows, DRAW_PILE_ACTION:SCORE_BASE] = draw_lookahead_features(obs[rows], mask[rows], ev)
     out *= mask[..., None]
     out /= FEATURE_SCALE
+    return out
+
+
+def _best_five(ev: HandEvaluator, cards: np.ndarray) -> np.ndarray:
+    """Return ``[..., 8]`` features of hands ``cards int[..., m]``: row values and bonus for m <= 5; for m = 6, per row
+    the best 5-card subset's row value plus its bonus, with the bonus column 0 (so bonus + max row is the best hand)."""
+    m = cards.shape[-1]
+    if m <= 5:
+        return _scored(ev, cards).astype(np.float32)
+    drop = np.array([[j for j in range(m) if j != i] for i in range(m)])  # [m, m-1]
+    if m > 6:
+        raise ValueError(f"draw lookahead features expect hands of at most 6 cards, got {m}")
+    rows, bonus = ev.score(cards[..., drop])  # [..., m, 7], [..., m]
+    best = (rows + bonus[..., None]).max(-2)
+    return np.concatenate([best, np.zeros(best.shape[:-1] + (1,))], axis=-1).astype(np.float32)
+
+
+def _greedy_scalar(feats: np.ndarray, unused: np.ndarray) -> np.ndarray:
+    """Return bonus + the best unused row of ``feats [G, ..., 8]`` (``unused bool[G, 7]``)."""
+    shape = (unused.shape[0],) + (1,) * (feats.ndim - 2) + (NUM_ROWS,)
+    rows = np.where(unused.reshape(shape), feats[..., :NUM_ROWS], NOT_APPLICABLE)
+    return rows.max(-1) + feats[..., NUM_ROWS]
+
+
+def draw_lookahead_features(obs: np.ndarray, mask: np.ndarray, ev: HandEvaluator) -> np.ndarray:
+    """Return ``float32[G, 7, 8]``: unscaled features of the draw actions 48..54 that look at the whole draw.
+
+    * **Second draw** (``FIRST_DRAW_MADE``): the hand plus the card, as without
+      lookahead, except that a 6-card hand is valued by its best 5 cards (the
+      Grinch discards one next).
+    * **First draw**: the hand after this card *and the best second draw*:
+      for a pile, the second draw that maximises the greedy value (bonus +
+      best unused row) among the other piles' tops, this pile's second card and
+      the draw pile; for the draw pile, that choice made for every card it
+      could give (the cards the actor cannot locate) and the results averaged.
+      The draw pile as a second draw is the mean over those cards of the
+      resulting features.
+    """
+    g = len(obs)
+    out = np.zeros((g, SCORE_BASE - DRAW_PILE_ACTION, NUM_FEATURES), dtype=np.float32)
+    hand = obs[:, :NUM_CARDS] > 0.5
+    unused = obs[:, enc.ROW_USED: enc.ROW_USED + NUM_ROWS] < 0.5
+    seen = hand.copy()
+    tops = np.full((g, MAX_PLAYERS), -1)
+    seconds = np.full((g, MAX_PLAYERS), -1)
+    for j in range(MAX_PLAYERS):
+        base = enc.SEAT_BLOCK + j * enc.SEAT_STRIDE
+        seen |= obs[:, base + enc.PILE_CONTENTS: base + enc.PILE_CONTENTS + NUM_CARDS] > 0.5
+        if j:
+            seen |= obs[:, base + enc.KNOWN_IN_HAND: base + enc.KNOWN_IN_HAND + NUM_CARDS] > 0.5
+        top = obs[:, base + enc.PILE_TOP: base + enc.PILE_TOP + NUM_CARDS]
+        tops[:, j] = np.where(top.max(1) > 0.5, top.argmax(1), -1)
+        sec = obs[:, base + enc.PILE_SECOND: base + enc.PILE_SECOND + NUM_CARDS]
+        seconds[:, j] = np.where(sec.max(1) > 0.5, sec.argmax(1), -1)
+    unseen = ~seen
+    first = obs[:, enc.FIRST_DRAW_MADE] < 0.5
+    sizes = hand.sum(1)
+    for h in np.unique(sizes):
+        # Second draws: the hand plus each card.
+        rows = np.flatnonzero(~first & (sizes == h))
+        if len(rows):
+            cards = _hands(hand[rows])
+            n = len(rows)
+            plus = np.concatenate([np.broadcast_to(cards[:, None, :], (n, NUM_CARDS, h)), np.broadcast_to(np.arange(NUM_CARDS), (n, NUM_CARDS))[..., None]], axis=2)
+            values = _best_five(ev, plus)  # [n, 48, 8]
+            for j in range(MAX_PLAYERS):
+                has = tops[rows, j] >= 0
+                out[rows[has], 1 + j] = values[has, tops[rows[has], j]]
+            u = unseen[rows]
+            out[rows, 0] = (values * u[..., None]).sum(1) / np.maximum(u.sum(1), 1)[:, None]
+        # First draws: every pair of cards, then the best second draw per first card.
+        rows = np.flatnonzero(first & (sizes == h))
+        for start in range(0, len(rows), 64):
+            r = rows[start:start + 64]
+            out[r] = _first_draws(ev, hand[r], int(h), unseen[r], unused[r], tops[r], seconds[r], mask[r])
+    return out
+
+
+def _first_draws(ev, hand, h, unseen, unused, tops, seconds, mask) -> np.ndarray:
+    n = len(hand)
+    cards = _hands(hand)
+    c1 = np.broadcast_to(np.arange(NUM_CARDS)[:, None], (NUM_CARDS, NUM_CARDS))
+    c2 = c1.T
+    pairs = np.concatenate([np.broadcast_to(cards[:, None, None, :], (n, NUM_CARDS, NUM_CARDS, h)),
+                            np.broadcast_to(c1, (n, NUM_CARDS, NUM_CARDS))[..., None],
+                            np.broadcast_to(c2, (n, NUM_CARDS, NUM_CARDS))[..., None]], axis=3)
+    table = _best_five(ev, pairs)  # [n, 48, 48, 8]: hand + card a + card b
+    u = unseen.astype(np.float32)  # [n, 48]
+    # The draw pile as the second draw after first card a: mean over unseen cards b != a.
+    weights = u[:, None, :] * (1 - np.eye(NUM_CARDS, dtype=np.float32))[None]  # [n, a, b]
+    deck_second = np.einsum("nab,nabf->naf", weights, table) / np.maximum(weights.sum(-1), 1)[..., None]  # [n, 48, 8]
+    # Candidate second draws per first card a: the draw pile, then every pile's top (the taken pile's second card instead).
+    idx = np.arange(n)
+    out = np.zeros((n, SCORE_BASE - DRAW_PILE_ACTION, NUM_FEATURES), dtype=np.float32)
+    options = [deck_second]  # each [n, 48 (a), 8]
+    for j in range(MAX_PLAYERS):
+        t = tops[:, j]
+        options.append(np.where((t >= 0)[:, None, None], table[idx, :, np.maximum(t, 0)], np.nan))
+    opts = np.stack(options, axis=2)  # [n, a, 1 + 6, 8]: second draw b after first card a
+    scal = _greedy_scalar(np.nan_to_num(opts, nan=0.0), unused)
+    scal = np.where(np.isnan(opts[..., 0]), -np.inf, scal)  # [n, a, 7]
+    # A first card from pile j: that pile's top is gone; its second card (if any) replaces it.
+    for j in range(MAX_PLAYERS):
+        has = (tops[:, j] >= 0) & (mask[:, DRAW_DISCARD_BASE + j] > 0)
+        if not has.any():
+            continue
+        a = np.maximum(tops[:, j], 0)
+        s_opts = opts[idx, a].copy()  # [n, 7, 8]
+        s_scal = scal[idx, a].copy()  # [n, 7]
+        sec = seconds[:, j]
+        s_opts[:, 1 + j] = np.where((sec >= 0)[:, None], table[idx, a, np.maximum(sec, 0)], 0.0)
+        s_scal[:, 1 + j] = np.where(sec >= 0, _greedy_scalar(s_opts[:, 1 + j][:, None], unused)[:, 0], -np.inf)
+        best = s_scal.argmax(1)
+        out[has, 1 + j] = s_opts[idx, best][has]
+    # A first card from the draw pile: for every unseen card a, the best second draw, averaged over a.
+    best = scal.argmax(2)  # [n, 48]
+    chosen = np.take_along_axis(np.nan_to_num(opts, nan=0.0), best[:, :, None, None], axis=2)[:, :, 0]  # [n, 48, 8]
+    out[:, 0] = np.einsum("na,naf->nf", u, chosen) / np.maximum(u.sum(1), 1)[:, None]
     return out
 
 

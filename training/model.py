@@ -58,7 +58,8 @@ class PolicyValueNet(nn.Module):
     added, one learned gain per action kind (discard, draw, score),
     initialised to 1.  So the first policy leans towards the greedy move,
     and training learns which rows to save and how much to trust the
-    immediate value.
+    immediate value.  ``draw_lookahead`` gives the Grinch's draws features
+    that look at both draws (:func:`training.features.draw_lookahead_features`).
     """
 
     def __init__(
@@ -67,9 +68,13 @@ class PolicyValueNet(nn.Module):
         action_features: bool = False,
         bonus_layout: str = "standard",
         margin_baseline: bool = False,
+        draw_lookahead: bool = False,
     ) -> None:
         super().__init__()
+        if draw_lookahead and not action_features:
+            raise ValueError("draw_lookahead changes the action features, so it needs action_features=True")
         self.action_features = bool(action_features)
+        self.draw_lookahead = bool(draw_lookahead)
         self.bonus_layout = bonus_layout
         self.margin_baseline = bool(margin_baseline)
         # Observation totals are divided by the layout's total_scale; the margin reward divides by MARGIN_SCALE.
@@ -96,7 +101,7 @@ class PolicyValueNet(nn.Module):
             return None
         from training.features import action_features
 
-        return action_features(observations, masks, self.bonus_layout)
+        return action_features(observations, masks, self.bonus_layout, draw_lookahead=self.draw_lookahead)
 
     def forward(self, obs: torch.Tensor, feats: torch.Tensor | None = None, mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """Return (logits[B, 62], value[B]); with action features, ``feats`` and ``mask`` are required."""

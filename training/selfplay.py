@@ -39,6 +39,7 @@ def build_model(cfg: TrainConfig) -> PolicyValueNet:
         action_features=cfg.model.action_features,
         bonus_layout=cfg.bonus_layout,
         margin_baseline=cfg.model.margin_baseline and cfg.reward_mode == "margin",
+        draw_lookahead=cfg.model.draw_lookahead,
     )
 
 
