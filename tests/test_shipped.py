@@ -11,7 +11,7 @@ from training.config import DistillConfig, TrainConfig, load_config
 from training.evaluate import evaluate
 
 ROOT = Path(__file__).resolve().parents[1]
-SHIPPED = {"distill_expectimax": DistillConfig, "selfplay_mixed": TrainConfig}
+SHIPPED = {"distill_lookahead": DistillConfig, "distill_expectimax": DistillConfig, "selfplay_mixed": TrainConfig}
 
 
 @pytest.mark.parametrize("run", sorted(SHIPPED))
@@ -29,9 +29,9 @@ def test_shipped_policy_loads_plays_and_matches_its_config(run):
 
 def test_shipped_policy_is_the_one_the_readme_names():
     readme = (ROOT / "README.md").read_text()
-    assert "**Shipped policy, `checkpoints/distill_expectimax/`**" in readme
-    summary = json.loads((ROOT / "checkpoints" / "distill_expectimax" / "report" / "summary.json").read_text())
+    assert "**Shipped policy, `checkpoints/distill_lookahead/`**" in readme
+    summary = json.loads((ROOT / "checkpoints" / "distill_lookahead" / "report" / "summary.json").read_text())
     for key in ("greedy@2p", "expectimax@2p", "greedy@4p", "expectimax@4p"):
         lo, hi = summary[key]["win_rate_ci"]
         assert f"{summary[key]['win_rate']:.3f} [{lo:.3f}, {hi:.3f}]" in readme, key
-    assert load_agent(ROOT / "checkpoints" / "distill_expectimax").name == "distill_expectimax/best"
+    assert load_agent(ROOT / "checkpoints" / "distill_lookahead").name == "distill_lookahead/best"
