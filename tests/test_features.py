@@ -152,3 +152,16 @@ def test_a_lookahead_network_keeps_its_features_through_a_checkpoint():
     assert np.array_equal(loaded.features(obs, mask), action_features(obs, mask, draw_lookahead=True))
     plain = model_from_checkpoint(make_checkpoint(PolicyValueNet([8], action_features=True), {}, None, update=0, env_steps=0, learner_steps=0))
     assert plain.draw_lookahead is False and np.array_equal(plain.features(obs, mask), action_features(obs, mask))
+
+
+def test_weights_trained_on_other_features_are_refused(tmp_path):
+    from training.checkpoint import atomic_torch_save, load_weights, make_checkpoint
+    from training.model import PolicyValueNet
+
+    path = tmp_path / "lookahead.pt"
+    atomic_torch_save(make_checkpoint(PolicyValueNet([8], action_features=True, draw_lookahead=True), {}, None), path)
+    with pytest.raises(ValueError, match=r"draw_lookahead True; the config's network has .*draw_lookahead False"):
+        load_weights(PolicyValueNet([8], action_features=True), path)
+    net = PolicyValueNet([8], action_features=True, draw_lookahead=True)
+    load_weights(net, path)
+    assert net.draw_lookahead is True

@@ -141,3 +141,17 @@ def test_init_checkpoint_with_another_network_is_refused(smoke_run, tmp_path):
     cfg = load_config(SMOKE, [f"init_checkpoint={tmp_path / 'missing.pt'}"])
     with pytest.raises(FileNotFoundError, match="does not exist"):
         Trainer(cfg, tmp_path / "y", progress=False)
+
+
+def test_a_lookahead_network_trains_resumes_and_plays(tmp_path):
+    run_dir = tmp_path / "lookahead"
+    overrides = ["--set", "model.draw_lookahead=true", "--set", "total_updates=2", "--no-progress", "--no-report"]
+    assert main(["--config", str(SMOKE), "--run-dir", str(run_dir), *overrides]) == 0
+    ckpt = load_checkpoint(run_dir / "latest.pt")
+    assert ckpt["draw_lookahead"] is True and ckpt["update"] == 2
+    assert main(["--resume", str(run_dir), "--set", "total_updates=3", "--no-progress", "--no-report"]) == 0
+    assert load_checkpoint(run_dir / "latest.pt")["update"] == 3
+    agent = load_agent(run_dir)
+    assert agent.net.draw_lookahead is True
+    result = evaluate([str(run_dir), "random"], num_players=2, num_games=2, seed=0)
+    assert result.num_games == 2

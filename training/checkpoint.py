@@ -130,13 +130,18 @@ def model_from_checkpoint(ckpt: dict[str, Any]) -> PolicyValueNet:
 
 
 def check_network(ckpt: dict[str, Any], net: PolicyValueNet, path: str | Path) -> None:
-    """Refuse a checkpoint whose weights do not fit ``net`` (margin_baseline has no weights, so it may differ)."""
-    mine = (list(net.hidden_sizes), net.action_features)
-    theirs = (list(ckpt["hidden_sizes"]), ckpt.get("action_features", False))
+    """Refuse a checkpoint whose weights do not fit ``net``: other shapes, or other action features.
+
+    ``margin_baseline`` has no weights, so it may differ; ``draw_lookahead`` changes what the
+    weights read, so it may not.
+    """
+    mine = (list(net.hidden_sizes), net.action_features, net.draw_lookahead)
+    theirs = (list(ckpt["hidden_sizes"]), ckpt.get("action_features", False), ckpt.get("draw_lookahead", False))
     if mine != theirs:
         raise ValueError(
-            f"checkpoint {str(path)!r} holds a network with hidden_sizes {theirs[0]}, action_features {theirs[1]}; "
-            f"the config's network has hidden_sizes {mine[0]}, action_features {mine[1]}"
+            f"checkpoint {str(path)!r} holds a network with hidden_sizes {theirs[0]}, action_features {theirs[1]}, "
+            f"draw_lookahead {theirs[2]}; the config's network has hidden_sizes {mine[0]}, action_features {mine[1]}, "
+            f"draw_lookahead {mine[2]}"
         )
 
 
