@@ -193,12 +193,21 @@ def draw_lookahead_features(obs: np.ndarray, mask: np.ndarray, ev: HandEvaluator
 def _first_draws(ev, hand, h, unseen, unused, tops, seconds, mask) -> np.ndarray:
     n = len(hand)
     cards = _hands(hand)
-    c1 = np.broadcast_to(np.arange(NUM_CARDS)[:, None], (NUM_CARDS, NUM_CARDS))
-    c2 = c1.T
-    pairs = np.concatenate([np.broadcast_to(cards[:, None, None, :], (n, NUM_CARDS, NUM_CARDS, h)),
-                            np.broadcast_to(c1, (n, NUM_CARDS, NUM_CARDS))[..., None],
-                            np.broadcast_to(c2, (n, NUM_CARDS, NUM_CARDS))[..., None]], axis=3)
-    table = _best_five(ev, pairs)  # [n, 48, 48, 8]: hand + card a + card b
+    # table[i, a, b]: features of hand i + card a + card b.  Only cards that can be drawn matter (unseen cards,
+    # pile tops and the cards under them), and the table is symmetric, so score each such pair once.
+    drawable = unseen.any(0)
+    for cards_at in (tops, seconds):
+        drawable[cards_at[cards_at >= 0]] = True
+    a_idx, b_idx = np.triu_indices(NUM_CARDS, 1)
+    keep = drawable[a_idx] & drawable[b_idx]
+    a_idx, b_idx = a_idx[keep], b_idx[keep]
+    pairs = np.concatenate([np.broadcast_to(cards[:, None, :], (n, len(a_idx), h)),
+                            np.broadcast_to(a_idx, (n, len(a_idx)))[..., None],
+                            np.broadcast_to(b_idx, (n, len(a_idx)))[..., None]], axis=2)
+    table = np.zeros((n, NUM_CARDS, NUM_CARDS, NUM_FEATURES), dtype=np.float32)
+    scored = _best_five(ev, pairs)  # [n, pairs, 8]
+    table[:, a_idx, b_idx] = scored
+    table[:, b_idx, a_idx] = scored
     u = unseen.astype(np.float32)  # [n, 48]
     # The draw pile as the second draw after first card a: mean over unseen cards b != a.
     weights = u[:, None, :] * (1 - np.eye(NUM_CARDS, dtype=np.float32))[None]  # [n, a, b]
