@@ -13,6 +13,7 @@ Files are written to a temporary name and moved into place with
 
 from __future__ import annotations
 
+import inspect
 import os
 import random
 import tempfile
@@ -25,7 +26,7 @@ import torch
 import grinch_env
 from grinch_env.encoding import OBS_SIZE
 from grinch_env.game import NUM_ACTIONS
-from training.model import PolicyValueNet
+from training.model import ARCHITECTURE, WEIGHT_KEYS, PolicyValueNet
 
 FORMAT = "grinch_ppo_checkpoint_v1"
 LATEST = "latest.pt"
@@ -72,11 +73,7 @@ def make_checkpoint(model: PolicyValueNet, config: dict[str, Any], optimizer: to
         "package_version": grinch_env.__version__,
         "obs_size": OBS_SIZE,
         "num_actions": NUM_ACTIONS,
-        "hidden_sizes": list(model.hidden_sizes),
-        "action_features": model.action_features,
-        "bonus_layout": model.bonus_layout,
-        "margin_baseline": model.margin_baseline,
-        "draw_lookahead": model.draw_lookahead,
+        **model.architecture(),
         "config": config,
         "model": model.state_dict(),
         "optimizer": optimizer.state_dict() if optimizer is not None else None,
@@ -115,15 +112,15 @@ def resolve_checkpoint(path: str | Path) -> Path:
     return path
 
 
+def stored_architecture(ckpt: dict[str, Any]) -> dict[str, Any]:
+    """Return the network's constructor arguments stored in ``ckpt``; an older checkpoint lacks newer keys: their defaults."""
+    defaults = {name: param.default for name, param in inspect.signature(PolicyValueNet).parameters.items()}
+    return {key: ckpt.get(key, defaults[key]) for key in ARCHITECTURE}
+
+
 def model_from_checkpoint(ckpt: dict[str, Any]) -> PolicyValueNet:
     """Return the network stored in ``ckpt``, in eval mode."""
-    net = PolicyValueNet(
-        ckpt["hidden_sizes"],
-        action_features=ckpt.get("action_features", False),
-        bonus_layout=ckpt.get("bonus_layout", "standard"),
-        margin_baseline=ckpt.get("margin_baseline", False),
-        draw_lookahead=ckpt.get("draw_lookahead", False),
-    )
+    net = PolicyValueNet(**stored_architecture(ckpt))
     net.load_state_dict(ckpt["model"])
     net.eval()
     return net
@@ -135,14 +132,13 @@ def check_network(ckpt: dict[str, Any], net: PolicyValueNet, path: str | Path) -
     ``margin_baseline`` has no weights, so it may differ; ``draw_lookahead`` changes what the
     weights read, so it may not.
     """
-    mine = (list(net.hidden_sizes), net.action_features, net.draw_lookahead)
-    theirs = (list(ckpt["hidden_sizes"]), ckpt.get("action_features", False), ckpt.get("draw_lookahead", False))
+    mine = {key: value for key, value in net.architecture().items() if key in WEIGHT_KEYS}
+    theirs = {key: value for key, value in stored_architecture(ckpt).items() if key in WEIGHT_KEYS}
     if mine != theirs:
-        raise ValueError(
-            f"checkpoint {str(path)!r} holds a network with hidden_sizes {theirs[0]}, action_features {theirs[1]}, "
-            f"draw_lookahead {theirs[2]}; the config's network has hidden_sizes {mine[0]}, action_features {mine[1]}, "
-            f"draw_lookahead {mine[2]}"
-        )
+        def describe(arch: dict[str, Any]) -> str:
+            return ", ".join(f"{key} {arch[key]}" for key in WEIGHT_KEYS)
+
+        raise ValueError(f"checkpoint {str(path)!r} holds a network with {describe(theirs)}; the config's network has {describe(mine)}")
 
 
 def load_weights(net: PolicyValueNet, path: str | Path) -> dict[str, Any]:

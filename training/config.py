@@ -9,6 +9,7 @@ every checkpoint.
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -239,6 +240,17 @@ def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any
     return data
 
 
+def add_run_arguments(parser: argparse.ArgumentParser, report_only_help: str = "") -> None:
+    """Add the options every training command shares: --set, --run-dir, --no-progress, --no-report, --report-only."""
+    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a config value, e.g. --set eval.games=400 (repeatable)")
+    parser.add_argument("--run-dir", help="run directory (default: <checkpoint_dir>/<run_name>)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+    parser.add_argument("--no-report", action="store_true", help="skip the final evaluation report")
+    parser.add_argument("--report-only", action="store_true",
+                        help=f"train nothing: write and print the final evaluation report of the run's best.pt {report_only_help}".rstrip())
+
+
 def load_config(path: str | Path, overrides: list[str] | None = None, schema: type[BaseModel] = TrainConfig) -> Any:
     """Return the validated config read from the YAML file ``path`` (plus ``key=value`` overrides)."""
     path = Path(path)
@@ -252,4 +264,4 @@ def load_config(path: str | Path, overrides: list[str] | None = None, schema: ty
     return config_from_dict(data, source=str(path), schema=schema)
 
 
-__all__ = ["DistillConfig", "DistillEvalConfig", "EvalConfig", "ModelConfig", "PPOConfig", "SB3Config", "SelfPlayConfig", "TrainConfig", "apply_overrides", "config_from_dict", "load_config"]
+__all__ = ["DistillConfig", "DistillEvalConfig", "EvalConfig", "ModelConfig", "PPOConfig", "SB3Config", "SelfPlayConfig", "TrainConfig", "add_run_arguments", "apply_overrides", "config_from_dict", "load_config"]

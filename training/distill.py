@@ -51,7 +51,7 @@ from grinch_env.encoding import Encoder
 from grinch_env.env import terminal_rewards
 from grinch_env.game import NUM_ACTIONS, Game
 from training.checkpoint import BEST, PolicyAgent, atomic_torch_save, load_weights, make_checkpoint
-from training.config import DistillConfig, load_config
+from training.config import DistillConfig, add_run_arguments, load_config
 from training.features import NUM_FEATURES
 from training.model import MaskedCategorical, PolicyValueNet
 
@@ -61,8 +61,7 @@ FIELDS = ("obs", "mask", "action", "ret", "game")
 
 def build_student(cfg: DistillConfig) -> PolicyValueNet:
     """Return the student network (``cfg.model``; its value head learns the margin reward)."""
-    return PolicyValueNet(cfg.model.hidden_sizes, action_features=cfg.model.action_features, bonus_layout=cfg.bonus_layout,
-                          margin_baseline=cfg.model.margin_baseline, draw_lookahead=cfg.model.draw_lookahead)
+    return PolicyValueNet.from_config(cfg.model, cfg.bonus_layout)
 
 
 def game_seeds(seed: int, round_index: int, game: int) -> np.random.Generator:
@@ -289,12 +288,8 @@ def run(cfg: DistillConfig, run_dir: Path, progress: bool = True) -> tuple[Polic
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="grinch-distill", description="Distil a teacher agent into the policy network (DAgger rounds).")
-    parser.add_argument("--config", required=True, help="YAML config (configs/distill_expectimax.yaml)")
-    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE", help="override a config value (repeatable)")
-    parser.add_argument("--run-dir", help="run directory (default: <checkpoint_dir>/<run_name>)")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
-    parser.add_argument("--no-report", action="store_true", help="skip the final evaluation report")
-    parser.add_argument("--report-only", action="store_true", help="train nothing: write and print the final report of the run's best.pt")
+    parser.add_argument("--config", required=True, help="YAML config (configs/distill_lookahead.yaml)")
+    add_run_arguments(parser)
     return parser
 
 

@@ -30,9 +30,9 @@ import numpy as np
 import torch
 
 from grinch_env import encoding as enc
-from grinch_env.agents.handeval import HandEvaluator
+from grinch_env.agents.handeval import HandEvaluator, five_card_subsets
 from grinch_env.cards import NUM_CARDS
-from grinch_env.game import DRAW_DISCARD_BASE, DRAW_PILE_ACTION, MAX_PLAYERS, NUM_ACTIONS, SCORE_BASE
+from grinch_env.game import DRAW_PILE_ACTION, MAX_PLAYERS, NUM_ACTIONS, SCORE_BASE
 from grinch_env.scoring import NUM_ROWS, resolve_layout
 
 FEATURE_SCALE = 3.0  # three points of hand value = one unit of logit at gain 1
@@ -83,48 +83,25 @@ def action_features(observations: np.ndarray, masks: np.ndarray, bonus_layout: s
             cards = _hands(hand[rows])  # [G, h]
             keep = np.array([[j for j in range(h) if j != i] for i in range(h)])  # [h, h-1]
             out[rows[:, None], cards] = _scored(ev, cards[:, keep])  # [G, h, 8]
-        # Draws: the hand plus every possible card, read at the pile tops and averaged over the unseen cards.
-        rows = np.flatnonzero(draw & (sizes == h))
-        if len(rows):
-            cards = _hands(hand[rows])
-            g = len(rows)
-            plus = np.concatenate([np.broadcast_to(cards[:, None, :], (g, NUM_CARDS, h)), np.broadcast_to(np.arange(NUM_CARDS), (g, NUM_CARDS))[..., None]], axis=2)
-            values = _scored(ev, plus)  # [G, 48, 8]
-            o = obs[rows]
-            seen = hand[rows].copy()
-            for j in range(MAX_PLAYERS):
-                base = enc.SEAT_BLOCK + j * enc.SEAT_STRIDE
-                seen |= o[:, base + enc.PILE_CONTENTS: base + enc.PILE_CONTENTS + NUM_CARDS] > 0.5
-                if j:
-                    seen |= o[:, base + enc.KNOWN_IN_HAND: base + enc.KNOWN_IN_HAND + NUM_CARDS] > 0.5
-                top = o[:, base + enc.PILE_TOP: base + enc.PILE_TOP + NUM_CARDS]
-                has_top = top.max(1) > 0.5
-                out[rows[has_top], DRAW_DISCARD_BASE + j] = values[has_top, top[has_top].argmax(1)]
-            unseen = ~seen
-            out[rows, DRAW_PILE_ACTION] = (values * unseen[..., None]).sum(1) / np.maximum(unseen.sum(1), 1)[:, None]
         # Scoring: the hand itself; action 55 + k reads only row k (applicable_rows).
         rows = np.flatnonzero(score & (sizes == h))
         if len(rows) and h > 0:
             out[rows, SCORE_BASE:] = _scored(ev, _hands(hand[rows]))[:, None, :]
-    if draw_lookahead:
-        rows = np.flatnonzero(draw)
-        if len(rows):
-            out[rows, DRAW_PILE_ACTION:SCORE_BASE] = draw_lookahead_features(obs[rows], mask[rows], ev)
+    rows = np.flatnonzero(draw)
+    if len(rows):
+        draw_features = draw_lookahead_features if draw_lookahead else one_card_draw_features
+        out[rows, DRAW_PILE_ACTION:SCORE_BASE] = draw_features(obs[rows], ev)
     out *= mask[..., None]
     out /= FEATURE_SCALE
     return out
 
 
 def _best_five(ev: HandEvaluator, cards: np.ndarray) -> np.ndarray:
-    """Return ``[..., 8]`` features of hands ``cards int[..., m]``: row values and bonus for m <= 5; for m = 6, per row
+    """Return ``[..., 8]`` features of hands ``cards int[..., m]``: row values and bonus for m <= 5; for m > 5, per row
     the best 5-card subset's row value plus its bonus, with the bonus column 0 (so bonus + max row is the best hand)."""
-    m = cards.shape[-1]
-    if m <= 5:
+    if cards.shape[-1] <= 5:
         return _scored(ev, cards).astype(np.float32)
-    drop = np.array([[j for j in range(m) if j != i] for i in range(m)])  # [m, m-1]
-    if m > 6:
-        raise ValueError(f"draw lookahead features expect hands of at most 6 cards, got {m}")
-    rows, bonus = ev.score(cards[..., drop])  # [..., m, 7], [..., m]
+    rows, bonus = ev.score(cards[..., five_card_subsets(cards.shape[-1])])  # [..., C(m, 5), 7], [..., C(m, 5)]
     best = (rows + bonus[..., None]).max(-2)
     return np.concatenate([best, np.zeros(best.shape[:-1] + (1,))], axis=-1).astype(np.float32)
 
@@ -136,7 +113,55 @@ def _greedy_scalar(feats: np.ndarray, unused: np.ndarray) -> np.ndarray:
     return rows.max(-1) + feats[..., NUM_ROWS]
 
 
-def draw_lookahead_features(obs: np.ndarray, mask: np.ndarray, ev: HandEvaluator) -> np.ndarray:
+def _public_cards(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Return ``(hand bool[G, 48], unseen bool[G, 48], tops int[G, 6], seconds int[G, 6])`` of observations ``[G, 1337]``.
+
+    ``unseen``: the cards the actor cannot locate (not in its hand, in a pile or known in another hand);
+    ``tops`` / ``seconds``: each relative seat's top pile card and the one under it, -1 where there is none.
+    """
+    g = len(obs)
+    hand = obs[:, :NUM_CARDS] > 0.5
+    seen = hand.copy()
+    tops = np.full((g, MAX_PLAYERS), -1)
+    seconds = np.full((g, MAX_PLAYERS), -1)
+    for j in range(MAX_PLAYERS):
+        base = enc.SEAT_BLOCK + j * enc.SEAT_STRIDE
+        seen |= obs[:, base + enc.PILE_CONTENTS: base + enc.PILE_CONTENTS + NUM_CARDS] > 0.5
+        if j:
+            seen |= obs[:, base + enc.KNOWN_IN_HAND: base + enc.KNOWN_IN_HAND + NUM_CARDS] > 0.5
+        for cards_at, offset in ((tops, enc.PILE_TOP), (seconds, enc.PILE_SECOND)):
+            block = obs[:, base + offset: base + offset + NUM_CARDS]
+            cards_at[:, j] = np.where(block.max(1) > 0.5, block.argmax(1), -1)
+    return hand, ~seen, tops, seconds
+
+
+def _one_card_draws(ev: HandEvaluator, hand: np.ndarray, unseen: np.ndarray, tops: np.ndarray, score) -> np.ndarray:
+    """Return ``[n, 7, 8]`` draw features of same-size hands: ``score(ev, hand + card)`` read at each pile's top card,
+    and its mean over the unseen cards for the draw pile."""
+    cards = _hands(hand)
+    n, h = cards.shape
+    plus = np.concatenate([np.broadcast_to(cards[:, None, :], (n, NUM_CARDS, h)), np.broadcast_to(np.arange(NUM_CARDS), (n, NUM_CARDS))[..., None]], axis=2)
+    values = score(ev, plus)  # [n, 48, 8]
+    out = np.zeros((n, SCORE_BASE - DRAW_PILE_ACTION, NUM_FEATURES), dtype=np.float32)
+    for j in range(MAX_PLAYERS):
+        has = tops[:, j] >= 0
+        out[has, 1 + j] = values[has, tops[has, j]]
+    out[:, 0] = (values * unseen[..., None]).sum(1) / np.maximum(unseen.sum(1), 1)[:, None]
+    return out
+
+
+def one_card_draw_features(obs: np.ndarray, ev: HandEvaluator) -> np.ndarray:
+    """Return ``float32[G, 7, 8]``: unscaled features of the draw actions 48..54 without lookahead (module docstring)."""
+    hand, unseen, tops, _ = _public_cards(obs)
+    out = np.zeros((len(obs), SCORE_BASE - DRAW_PILE_ACTION, NUM_FEATURES), dtype=np.float32)
+    sizes = hand.sum(1)
+    for h in np.unique(sizes):
+        rows = np.flatnonzero(sizes == h)
+        out[rows] = _one_card_draws(ev, hand[rows], unseen[rows], tops[rows], _scored)
+    return out
+
+
+def draw_lookahead_features(obs: np.ndarray, ev: HandEvaluator) -> np.ndarray:
     """Return ``float32[G, 7, 8]``: unscaled features of the draw actions 48..54 that look at the whole draw.
 
     * **Second draw** (``FIRST_DRAW_MADE``): the hand plus the card, as without
@@ -150,49 +175,26 @@ def draw_lookahead_features(obs: np.ndarray, mask: np.ndarray, ev: HandEvaluator
       The draw pile as a second draw is the mean over those cards of the
       resulting features.
     """
-    g = len(obs)
-    out = np.zeros((g, SCORE_BASE - DRAW_PILE_ACTION, NUM_FEATURES), dtype=np.float32)
-    hand = obs[:, :NUM_CARDS] > 0.5
+    hand, unseen, tops, seconds = _public_cards(obs)
     unused = obs[:, enc.ROW_USED: enc.ROW_USED + NUM_ROWS] < 0.5
-    seen = hand.copy()
-    tops = np.full((g, MAX_PLAYERS), -1)
-    seconds = np.full((g, MAX_PLAYERS), -1)
-    for j in range(MAX_PLAYERS):
-        base = enc.SEAT_BLOCK + j * enc.SEAT_STRIDE
-        seen |= obs[:, base + enc.PILE_CONTENTS: base + enc.PILE_CONTENTS + NUM_CARDS] > 0.5
-        if j:
-            seen |= obs[:, base + enc.KNOWN_IN_HAND: base + enc.KNOWN_IN_HAND + NUM_CARDS] > 0.5
-        top = obs[:, base + enc.PILE_TOP: base + enc.PILE_TOP + NUM_CARDS]
-        tops[:, j] = np.where(top.max(1) > 0.5, top.argmax(1), -1)
-        sec = obs[:, base + enc.PILE_SECOND: base + enc.PILE_SECOND + NUM_CARDS]
-        seconds[:, j] = np.where(sec.max(1) > 0.5, sec.argmax(1), -1)
-    unseen = ~seen
     first = obs[:, enc.FIRST_DRAW_MADE] < 0.5
+    out = np.zeros((len(obs), SCORE_BASE - DRAW_PILE_ACTION, NUM_FEATURES), dtype=np.float32)
     sizes = hand.sum(1)
     for h in np.unique(sizes):
-        # Second draws: the hand plus each card.
         rows = np.flatnonzero(~first & (sizes == h))
         if len(rows):
-            cards = _hands(hand[rows])
-            n = len(rows)
-            plus = np.concatenate([np.broadcast_to(cards[:, None, :], (n, NUM_CARDS, h)), np.broadcast_to(np.arange(NUM_CARDS), (n, NUM_CARDS))[..., None]], axis=2)
-            values = _best_five(ev, plus)  # [n, 48, 8]
-            for j in range(MAX_PLAYERS):
-                has = tops[rows, j] >= 0
-                out[rows[has], 1 + j] = values[has, tops[rows[has], j]]
-            u = unseen[rows]
-            out[rows, 0] = (values * u[..., None]).sum(1) / np.maximum(u.sum(1), 1)[:, None]
-        # First draws: every pair of cards, then the best second draw per first card.
+            out[rows] = _one_card_draws(ev, hand[rows], unseen[rows], tops[rows], _best_five)
         rows = np.flatnonzero(first & (sizes == h))
-        for start in range(0, len(rows), 64):
+        for start in range(0, len(rows), 64):  # the pair tables are [64, 48, 48, 8] at most
             r = rows[start:start + 64]
-            out[r] = _first_draws(ev, hand[r], int(h), unseen[r], unused[r], tops[r], seconds[r], mask[r])
+            out[r] = _first_draws(ev, hand[r], unseen[r], unused[r], tops[r], seconds[r])
     return out
 
 
-def _first_draws(ev, hand, h, unseen, unused, tops, seconds, mask) -> np.ndarray:
-    n = len(hand)
+def _first_draws(ev, hand, unseen, unused, tops, seconds) -> np.ndarray:
+    """Return ``[n, 7, 8]`` features of first draws for same-size hands (:func:`draw_lookahead_features`)."""
     cards = _hands(hand)
+    n, h = cards.shape
     # table[i, a, b]: features of hand i + card a + card b.  Only cards that can be drawn matter (unseen cards,
     # pile tops and the cards under them), and the table is symmetric, so score each such pair once.
     drawable = unseen.any(0)
@@ -212,32 +214,25 @@ def _first_draws(ev, hand, h, unseen, unused, tops, seconds, mask) -> np.ndarray
     # The draw pile as the second draw after first card a: mean over unseen cards b != a.
     weights = u[:, None, :] * (1 - np.eye(NUM_CARDS, dtype=np.float32))[None]  # [n, a, b]
     deck_second = np.einsum("nab,nabf->naf", weights, table) / np.maximum(weights.sum(-1), 1)[..., None]  # [n, 48, 8]
-    # Candidate second draws per first card a: the draw pile, then every pile's top (the taken pile's second card instead).
+    # Second draws after first card a: the draw pile, then every pile's top (options of an empty pile never win).
     idx = np.arange(n)
+    options = np.stack([deck_second] + [table[idx, :, np.maximum(tops[:, j], 0)] for j in range(MAX_PLAYERS)], axis=2)  # [n, a, 7, 8]
+    valid = np.concatenate([np.ones((n, 1), dtype=bool), tops >= 0], axis=1)  # [n, 7]
+    scores = np.where(valid[:, None, :], _greedy_scalar(options, unused), -np.inf)  # [n, a, 7]
     out = np.zeros((n, SCORE_BASE - DRAW_PILE_ACTION, NUM_FEATURES), dtype=np.float32)
-    options = [deck_second]  # each [n, 48 (a), 8]
-    for j in range(MAX_PLAYERS):
-        t = tops[:, j]
-        options.append(np.where((t >= 0)[:, None, None], table[idx, :, np.maximum(t, 0)], np.nan))
-    opts = np.stack(options, axis=2)  # [n, a, 1 + 6, 8]: second draw b after first card a
-    scal = _greedy_scalar(np.nan_to_num(opts, nan=0.0), unused)
-    scal = np.where(np.isnan(opts[..., 0]), -np.inf, scal)  # [n, a, 7]
     # A first card from pile j: that pile's top is gone; its second card (if any) replaces it.
     for j in range(MAX_PLAYERS):
-        has = (tops[:, j] >= 0) & (mask[:, DRAW_DISCARD_BASE + j] > 0)
+        has = tops[:, j] >= 0
         if not has.any():
             continue
         a = np.maximum(tops[:, j], 0)
-        s_opts = opts[idx, a].copy()  # [n, 7, 8]
-        s_scal = scal[idx, a].copy()  # [n, 7]
-        sec = seconds[:, j]
-        s_opts[:, 1 + j] = np.where((sec >= 0)[:, None], table[idx, a, np.maximum(sec, 0)], 0.0)
-        s_scal[:, 1 + j] = np.where(sec >= 0, _greedy_scalar(s_opts[:, 1 + j][:, None], unused)[:, 0], -np.inf)
-        best = s_scal.argmax(1)
-        out[has, 1 + j] = s_opts[idx, best][has]
+        pile_options, pile_scores = options[idx, a].copy(), scores[idx, a].copy()  # [n, 7, 8], [n, 7]
+        under = seconds[:, j]
+        pile_options[:, 1 + j] = table[idx, a, np.maximum(under, 0)]
+        pile_scores[:, 1 + j] = np.where(under >= 0, _greedy_scalar(pile_options[:, 1 + j][:, None], unused)[:, 0], -np.inf)
+        out[has, 1 + j] = pile_options[idx, pile_scores.argmax(1)][has]
     # A first card from the draw pile: for every unseen card a, the best second draw, averaged over a.
-    best = scal.argmax(2)  # [n, 48]
-    chosen = np.take_along_axis(np.nan_to_num(opts, nan=0.0), best[:, :, None, None], axis=2)[:, :, 0]  # [n, 48, 8]
+    chosen = np.take_along_axis(options, scores.argmax(2)[:, :, None, None], axis=2)[:, :, 0]  # [n, 48, 8]
     out[:, 0] = np.einsum("na,naf->nf", u, chosen) / np.maximum(u.sum(1), 1)[:, None]
     return out
 

@@ -6,6 +6,8 @@ observation is already encoded from the actor's seat, with absent seats zero.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import torch
 from torch import nn
@@ -43,6 +45,12 @@ class MaskedCategorical(Categorical):
 
 # Which gain each action's feature gets: 0 discard, 1 draw, 2 score.
 ACTION_KIND = torch.tensor([0] * DRAW_PILE_ACTION + [1] * (SCORE_BASE - DRAW_PILE_ACTION) + [2] * (NUM_ACTIONS - SCORE_BASE))
+
+
+# The constructor arguments that define a network, and those that must match for its weights to be reused
+# elsewhere (margin_baseline adds no weights).
+ARCHITECTURE = ("hidden_sizes", "action_features", "bonus_layout", "margin_baseline", "draw_lookahead")
+WEIGHT_KEYS = ("hidden_sizes", "action_features", "draw_lookahead")
 
 
 class PolicyValueNet(nn.Module):
@@ -94,6 +102,18 @@ class PolicyValueNet(nn.Module):
             self.row_offset_head = nn.Linear(width, NUM_ROWS)
             nn.init.zeros_(self.row_offset_head.weight)
             nn.init.zeros_(self.row_offset_head.bias)
+
+    @classmethod
+    def from_config(cls, model_cfg: Any, bonus_layout: str, margin_baseline: bool | None = None) -> PolicyValueNet:
+        """Return a fresh network as a config's ``model`` section describes (``margin_baseline`` overrides the section's)."""
+        args = model_cfg.model_dump()
+        if margin_baseline is not None:
+            args["margin_baseline"] = margin_baseline
+        return cls(**args, bonus_layout=bonus_layout)
+
+    def architecture(self) -> dict[str, Any]:
+        """Return the constructor arguments that rebuild this network (:data:`ARCHITECTURE`; checkpoints store them)."""
+        return {key: list(getattr(self, key)) if key == "hidden_sizes" else getattr(self, key) for key in ARCHITECTURE}
 
     def features(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray | None:
         """Return the action features this network reads for a numpy batch (None without ``action_features``)."""

@@ -34,13 +34,7 @@ SNAPSHOT = "snapshot"
 
 def build_model(cfg: TrainConfig) -> PolicyValueNet:
     """Return a freshly initialised network as ``cfg.model`` describes."""
-    return PolicyValueNet(
-        cfg.model.hidden_sizes,
-        action_features=cfg.model.action_features,
-        bonus_layout=cfg.bonus_layout,
-        margin_baseline=cfg.model.margin_baseline and cfg.reward_mode == "margin",
-        draw_lookahead=cfg.model.draw_lookahead,
-    )
+    return PolicyValueNet.from_config(cfg.model, cfg.bonus_layout, margin_baseline=cfg.model.margin_baseline and cfg.reward_mode == "margin")
 
 
 def make_engine(cfg: TrainConfig):

@@ -37,7 +37,7 @@ from training.checkpoint import (
     restore_rng_states,
     rng_states,
 )
-from training.config import TrainConfig, apply_overrides, config_from_dict, load_config
+from training.config import TrainConfig, add_run_arguments, apply_overrides, config_from_dict, load_config
 from training.ppo import ppo_update
 from training.selfplay import OpponentPool, build_model, collect_rollout, make_engine
 
@@ -331,13 +331,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--config", help="YAML config (configs/*.yaml); optional with --resume, which uses the run's stored config")
     parser.add_argument("--resume", nargs="?", const="", default=None, metavar="PATH",
                         help="resume from PATH (a run directory or latest.pt); without PATH, the config's run directory")
-    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                        help="override a config value, e.g. --set ppo.learning_rate=1e-4 (repeatable)")
-    parser.add_argument("--run-dir", help="run directory (default: <checkpoint_dir>/<run_name>)")
     parser.add_argument("--stop-after", type=int, help="stop (saving latest.pt) after this many updates in this session")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.add_argument("--no-report", action="store_true", help="skip the final evaluation report")
-    parser.add_argument("--report-only", action="store_true", help="train nothing: write and print the final evaluation report of the run's best.pt (--resume RUN_DIR or --config)")
+    add_run_arguments(parser, report_only_help="(--resume RUN_DIR or --config)")
     return parser
 
 

@@ -25,13 +25,10 @@ true state.  Three ideas, all vectorised with :class:`HandEvaluator`:
 
 from __future__ import annotations
 
-from functools import cache
-from itertools import combinations
-
 import numpy as np
 
 from grinch_env.agents.base import BaseAgent, View, decode
-from grinch_env.agents.handeval import HandEvaluator
+from grinch_env.agents.handeval import HandEvaluator, five_card_subsets
 from grinch_env.agents.simple import pick_best
 from grinch_env.cards import NUM_CARDS
 from grinch_env.game import DRAW_DISCARD_BASE, DRAW_PILE_ACTION, MAX_ROUNDS, SCORE_BASE, TURNS_PER_ROUND, WHO_DRAWS
@@ -42,19 +39,13 @@ MAX_ROUND_POINTS = 200  # well above any row value plus bonus
 FULL_ROWS = (1 << NUM_ROWS) - 1
 
 
-@cache
-def _combos(m: int) -> np.ndarray:
-    """Return the ``[C(m,5), 5]`` index table of the 5-card subsets of ``m`` cards."""
-    return np.array(list(combinations(range(m), HAND_SIZE)), dtype=np.int64)
-
-
 class RowValues:
     """``W(U, R)``: expected future points of the unused rows ``U`` (bit mask) with ``R`` rounds to play."""
 
     def __init__(self, evaluator: HandEvaluator, horizon_cards: int = 7, reference_hands: int = 2000, seed: int = 12345) -> None:
         rng = np.random.default_rng(seed)
         cards = np.argsort(rng.random((reference_hands, NUM_CARDS)), axis=1)[:, :horizon_cards]
-        rows, bonus = evaluator.score(cards[:, _combos(horizon_cards)])  # [M, C, 7], [M, C]
+        rows, bonus = evaluator.score(cards[:, five_card_subsets(horizon_cards)])  # [M, C, 7], [M, C]
         self.best = (rows + bonus[..., None]).max(1).astype(np.float64)  # [M, 7]: best hand per row
         self._table = np.full((1 << NUM_ROWS, MAX_ROUNDS + 1), np.nan)
         self._table[:, 0] = 0.0
@@ -145,7 +136,7 @@ class ExpectimaxAgent(BaseAgent):
         if m <= HAND_SIZE:
             values = self.evaluator.value(cards, offsets)
         else:
-            values = self.evaluator.value(cards[..., _combos(m)], offsets).max(-1)
+            values = self.evaluator.value(cards[..., five_card_subsets(m)], offsets).max(-1)
         if self._utility is not None:  # monotone, so it commutes with the max above
             values = self._utility[np.minimum(values.astype(np.int64), len(self._utility) - 1)]
         return values

@@ -8,6 +8,9 @@ that these tables agree with :func:`grinch_env.scoring.row_scores` and
 
 from __future__ import annotations
 
+from functools import cache
+from itertools import combinations
+
 import numpy as np
 
 from grinch_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, RANK, SUIT
@@ -34,6 +37,12 @@ def _run_table() -> np.ndarray:
 
 
 _RUN = _run_table()
+
+
+@cache
+def five_card_subsets(m: int) -> np.ndarray:
+    """Return the ``[C(m, 5), 5]`` index table of the 5-card subsets of ``m`` cards (``cards[..., table]`` lists them)."""
+    return np.array(list(combinations(range(m), 5)), dtype=np.int64)
 
 
 class HandEvaluator:
