@@ -15,8 +15,8 @@ import argparse
 
 import numpy as np
 
-from grinch_env.env import REWARD_MODES, raw_env
-from grinch_env.game import MAX_PLAYERS, MIN_PLAYERS, PHASE_SCORE, action_name
+from grinch_env.grinch.env import REWARD_MODES, raw_env
+from grinch_env.grinch.game import MAX_PLAYERS, MIN_PLAYERS, PHASE_SCORE, action_name
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

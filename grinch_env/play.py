@@ -22,9 +22,9 @@ from typing import TextIO
 import numpy as np
 
 from grinch_env.agents import make_agent
-from grinch_env.cards import RANK, SUIT, card_name, parse_card
-from grinch_env.encoding import action_mask, encode
-from grinch_env.game import (
+from grinch_env.grinch.cards import RANK, SUIT, card_name, parse_card
+from grinch_env.grinch.encoding import action_mask, encode
+from grinch_env.grinch.game import (
     DRAW_DISCARD_BASE,
     DRAW_PILE_ACTION,
     MAX_PLAYERS,
@@ -35,7 +35,7 @@ from grinch_env.game import (
     Game,
     check_num_players,
 )
-from grinch_env.scoring import NUM_ROWS, ROW_NAMES, bonus_points, row_scores
+from grinch_env.grinch.scoring import NUM_ROWS, ROW_NAMES, bonus_points, row_scores
 
 
 class QuitError(Exception):

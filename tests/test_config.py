@@ -52,7 +52,7 @@ def test_wrong_type_is_an_error_naming_the_key():
         config_from_dict({"num_envs": "many"})
     with pytest.raises(ValueError, match=r"selfplay\.self_prob: Input should be a valid number"):
         config_from_dict({"selfplay": {"self_prob": [1]}})
-    with pytest.raises(ValueError, match=r"reward_mode: Input should be 'win' or 'margin'"):
+    with pytest.raises(ValueError, match=r"reward_mode: Input should be 'win', 'win_loss' or 'margin'"):
         config_from_dict({"reward_mode": "score"})
 
 

@@ -4,14 +4,9 @@ the wrapper's conventions (compared with PettingZoo's classic wrapper stack) and
 import json
 import warnings
 
+import grinch_env.encoding
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, seed_test
-from pettingzoo.utils import wrappers
-from pettingzoo.utils.env_logger import EnvLogger
-
-import grinch_env
-import grinch_env.encoding
 from grinch_env.cards import NUM_CARDS
 from grinch_env.encoding import (
     AT_TABLE,
@@ -41,6 +36,11 @@ from grinch_env.encoding import (
 from grinch_env.env import ClassicWrapper, raw_env, terminal_rewards
 from grinch_env.game import PHASE_DRAW, Game, IllegalActionError
 from grinch_env.scoring import bonus_points, max_bonus, row_scores
+from pettingzoo.test import api_test, seed_test
+from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
+
+import grinch_env
 
 
 def random_action(obs: dict, rng: np.random.Generator) -> int:

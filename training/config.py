@@ -14,9 +14,14 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
-from grinch_env.game import MAX_PLAYERS, MIN_PLAYERS
+from grinch_env.games import DEFAULT_GAME, GAMES, get_game
+
+GameName = Literal[tuple(GAMES)]  # "grinch", "gnoming"
+# Sizes are checked against every game's range here, and against the config's own game by _GameConfig.
+MIN_PLAYERS = min(g.min_players for g in GAMES.values())
+MAX_PLAYERS = max(g.max_players for g in GAMES.values())
 
 
 def _check_sizes(v: list[int]) -> list[int]:
@@ -41,7 +46,48 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
 
-class _MixedTables(_Section):
+class _GameConfig(_Section):
+    """A config for one game (``game``): its table sizes, reward mode and rule options are checked against that game."""
+
+    @property
+    def spec(self):
+        return get_game(self.game)
+
+    @field_validator("num_players", check_fields=False)
+    @classmethod
+    def _sizes_fit_the_game(cls, v: int | list[int], info: ValidationInfo) -> int | list[int]:
+        spec = get_game(info.data.get("game", DEFAULT_GAME))  # game is the first field, so it is validated already
+        sizes = [v] if isinstance(v, int) else v
+        if any(n not in spec.player_counts() for n in sizes):
+            raise ValueError(f"table sizes must be a non-empty list of ints in {spec.min_players}..{spec.max_players}, got {sizes} "
+                             f"(the table sizes of {spec.title})")
+        return v
+
+    @model_validator(mode="after")
+    def _fits_the_game(self) -> _GameConfig:
+        spec = self.spec
+        ev = getattr(self, "eval", None)
+        bad = [n for n in getattr(ev, "num_players", []) if n not in spec.player_counts()]
+        if bad:
+            raise ValueError(f"eval.num_players: {spec.title} is played by {spec.min_players}..{spec.max_players} players, got {bad[0]}")
+        mode = getattr(self, "reward_mode", None)
+        if mode is None and "reward_mode" in type(self).model_fields:
+            self.__dict__["reward_mode"] = spec.reward_modes[0]  # the game's default, stored resolved in checkpoints
+        elif mode is not None and mode not in spec.reward_modes:
+            raise ValueError(f"reward_mode: {spec.title} takes one of {list(spec.reward_modes)}, got {mode!r}")
+        if spec.name != "grinch" and getattr(self, "bonus_layout", "standard") != "standard":
+            raise ValueError(f"bonus_layout: {spec.title} has no bonus cards; leave bonus_layout at 'standard'")
+        model = getattr(self, "model", None)
+        if model is not None and spec.name != "grinch" and model.action_features:
+            raise ValueError(f"model.action_features: the action features are the Grinch's hand values; set model.action_features: false for {spec.name}")
+        return self
+
+    def game_options(self) -> dict[str, Any]:
+        """Return the rule options a game of this config is created with (the Grinch's bonus layout)."""
+        return {"bonus_layout": self.bonus_layout} if self.game == "grinch" else {}
+
+
+class _MixedTables(_GameConfig):
     """A config whose ``num_players`` is one table size or a list of them."""
 
     @property
@@ -53,7 +99,7 @@ class _MixedTables(_Section):
 class ModelConfig(_Section):
     hidden_sizes: list[int] = Field(default=[256, 256], description="widths of the shared MLP trunk's hidden layers (ReLU)")
     action_features: bool = Field(default=True, description="feed each action's immediate hand value (training/features.py) to the net and its logit")
-    margin_baseline: bool = Field(default=True, description="with reward_mode margin, the value head predicts the rest of the game on top of the margin so far")
+    margin_baseline: bool = Field(default=True, description="with reward_mode margin, the value head predicts the rest of the game on top of the margin so far (grinch only)")
     draw_lookahead: bool = Field(default=False, description="the Grinch's first draw is featured with the best second draw after it (needs action_features)")
 
     @model_validator(mode="after")
@@ -124,12 +170,15 @@ class EvalConfig(_Section):
 
 
 class TrainConfig(_MixedTables):
+    game: GameName = Field(default=DEFAULT_GAME, description="the game: grinch (Grinch Grow Your Heart) or gnoming (Gnoming A Round)")
     run_name: str = Field(default="default", min_length=1, description="checkpoint directory name under checkpoint_dir")
     checkpoint_dir: str = Field(default="checkpoints", description="parent directory of run directories")
     seed: int = Field(default=0, description="seed of every random stream (python, numpy, torch, engine)")
     num_players: SizeOrSizes = Field(default=4, description="table size, or a list of sizes mixed across parallel games")
-    bonus_layout: Literal["standard", "none"] = Field(default="standard", description="bonus-card layout of the rules")
-    reward_mode: Literal["win", "margin"] = Field(default="win", description="terminal reward per seat: zero-sum win share or score margin / 100")
+    bonus_layout: Literal["standard", "none"] = Field(default="standard", description="bonus-card layout of the rules (grinch only)")
+    reward_mode: Literal["win", "win_loss", "margin"] | None = Field(
+        default=None, description="terminal reward per seat: zero-sum win share (grinch 'win', gnoming 'win_loss'; the default) or score margin / 100"
+    )
     num_envs: int = Field(default=64, ge=1, description="games played in parallel per rollout (one batched engine)")
     total_updates: int = Field(default=100, ge=1, description="PPO updates (one rollout of complete games each)")
     torch_threads: int = Field(default=1, ge=1, description="torch intra-op threads (the machine is shared)")
@@ -152,7 +201,7 @@ class SB3Config(_Section):
     run_name: str = Field(default="sb3_maskable_ppo", min_length=1, description="checkpoint directory name under checkpoint_dir")
     checkpoint_dir: str = Field(default="checkpoints", description="parent directory of run directories")
     seed: int = Field(default=0, description="seed of the model and the environments")
-    num_players: int = Field(default=4, ge=MIN_PLAYERS, le=MAX_PLAYERS, description="table size")
+    num_players: int = Field(default=4, ge=GAMES["grinch"].min_players, le=GAMES["grinch"].max_players, description="table size (the SB3 wrapper plays the Grinch)")
     opponents: list[str] = Field(default=["random"], description="make_agent specs of the other seats (one repeated, or num_players - 1)")
     bonus_layout: Literal["standard", "none"] = Field(default="standard", description="bonus-card layout of the rules")
     reward_mode: Literal["win", "margin"] = Field(default="win", description="the learner seat's terminal reward")
@@ -182,12 +231,13 @@ class DistillEvalConfig(_Section):
 class DistillConfig(_MixedTables):
     """``python -m training.distill``: imitate a teacher agent (DAgger), giving PPO a strong starting policy."""
 
+    game: GameName = Field(default=DEFAULT_GAME, description="the game: grinch or gnoming")
     run_name: str = Field(default="distill", min_length=1, description="checkpoint directory name under checkpoint_dir")
     checkpoint_dir: str = Field(default="checkpoints", description="parent directory of run directories")
     seed: int = Field(default=0, description="seed of the games, the agents' generators and torch")
     teacher: str = Field(default="expectimax", description="make_agent spec of the agent whose decisions are imitated")
     num_players: SizeOrSizes = Field(default=[2, 2, 3, 4, 4, 5, 6], description="table size, or a list drawn from uniformly per game")
-    bonus_layout: Literal["standard", "none"] = Field(default="standard", description="bonus-card layout of the rules")
+    bonus_layout: Literal["standard", "none"] = Field(default="standard", description="bonus-card layout of the rules (grinch only)")
     rounds: int = Field(default=2, ge=1, description="data rounds: round 0 plays the teacher, later rounds play the current student (DAgger)")
     games_per_round: int = Field(default=4000, ge=1, description="games played per data round")
     explore: float = Field(default=0.03, ge=0, le=1, description="round 0: chance that a decision plays a random legal action instead of the teacher's")

@@ -25,7 +25,7 @@ def make_vec_env(cfg: SB3Config):
     from stable_baselines3.common.env_util import make_vec_env as sb3_make_vec_env
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from grinch_env.gym_env import GrinchGymEnv
+    from grinch_env.grinch.gym_env import GrinchGymEnv
 
     kwargs = dict(num_players=cfg.num_players, opponents=list(cfg.opponents), bonus_layout=cfg.bonus_layout, reward_mode=cfg.reward_mode)
     return sb3_make_vec_env(GrinchGymEnv, n_envs=cfg.n_envs, seed=cfg.seed, env_kwargs=kwargs, vec_env_cls=DummyVecEnv)
@@ -77,8 +77,8 @@ def main(argv: list[str] | None = None) -> int:
     path = train_sb3(cfg, args.run_dir, progress=not args.no_progress)
     print(f"saved {path}")
     if cfg.eval_games:
+        from grinch_env.evaluation.versus import evaluate_against, learner_win_rate
         from training.checkpoint import load_agent
-        from training.train import evaluate_against, learner_win_rate
 
         results = evaluate_against(load_agent(path), cfg.eval_opponents, [cfg.num_players], cfg.eval_games, seed=10_000 + cfg.seed)
         for key, result in results.items():

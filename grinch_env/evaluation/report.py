@@ -7,11 +7,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from grinch_env.scoring import ROW_NAMES
-
 
 def write_report(result: Any, out_dir: str | os.PathLike) -> None:
-    """Write ``results.json``, ``table.txt``, ``win_rates.png``, ``scores.png`` and ``rows.png`` into ``out_dir``."""
+    """Write ``results.json``, ``table.txt``, ``win_rates.png``, ``scores.png`` and (games with a score pad) ``rows.png`` into ``out_dir``."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     (out / "results.json").write_text(json.dumps(result.to_dict(), indent=1))
@@ -54,11 +52,14 @@ def _plots(result: Any, out: Path) -> None:
     fig.savefig(out / "scores.png", dpi=100)
     plt.close(fig)
 
+    row_names = result.spec.row_names
+    if not row_names:  # a game without a score pad (Gnoming) has no row plot
+        return
     fig, ax = plt.subplots(figsize=(8, 3.5))
     width = 0.8 / max(1, len(names))
     for i, s in enumerate(stats):
-        ax.bar(np.arange(len(ROW_NAMES)) + i * width, [r["points_per_game"] for r in s["rows"]], width, label=names[i])
-    ax.set_xticks(np.arange(len(ROW_NAMES)) + 0.4 - width / 2, ROW_NAMES)
+        ax.bar(np.arange(len(row_names)) + i * width, [r["points_per_game"] for r in s["rows"]], width, label=names[i])
+    ax.set_xticks(np.arange(len(row_names)) + 0.4 - width / 2, row_names)
     ax.set_ylabel("mean points per game in the row")
     ax.set_title(f"score pad usage, {title}")
     ax.legend(fontsize="small")
