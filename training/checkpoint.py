@@ -138,6 +138,9 @@ def check_network(ckpt: dict[str, Any], net: PolicyValueNet, path: str | Path) -
     ``margin_baseline`` has no weights, so it may differ; ``draw_lookahead`` changes what the
     weights read, so it may not.
     """
+    theirs_game = stored_architecture(ckpt)["game"]
+    if theirs_game != net.game:
+        raise ValueError(f"checkpoint {str(path)!r} holds a network for game {theirs_game!r}; the config's network plays {net.game!r}")
     mine = {key: value for key, value in net.architecture().items() if key in WEIGHT_KEYS}
     theirs = {key: value for key, value in stored_architecture(ckpt).items() if key in WEIGHT_KEYS}
     if mine != theirs:

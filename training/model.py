@@ -50,7 +50,7 @@ ACTION_KIND = torch.tensor([0] * DRAW_PILE_ACTION + [1] * (SCORE_BASE - DRAW_PIL
 # The constructor arguments that define a network, and those that must match for its weights to be reused
 # elsewhere (margin_baseline adds no weights).
 ARCHITECTURE = ("game", "hidden_sizes", "action_features", "bonus_layout", "margin_baseline", "draw_lookahead")
-WEIGHT_KEYS = ("hidden_sizes", "action_features", "draw_lookahead", "game")
+WEIGHT_KEYS = ("hidden_sizes", "action_features", "draw_lookahead")  # and the game: checkpoint.check_network
 
 
 class PolicyValueNet(nn.Module):
