@@ -7,9 +7,10 @@ the deck and the scoring, :mod:`~grinch_env.gnoming.game` the rules engine,
 (``grinch_env.gnoming.env(...)`` / ``raw_env(...)``).
 """
 
+from grinch_env.gnoming.env import env, raw_env
 from grinch_env.gnoming.game import Game, IllegalActionError, Phase
 
 ENV_VERSION = "gnoming_a_round_v0"
 
 
-__all__ = ["ENV_VERSION", "Game", "IllegalActionError", "Phase"]
+__all__ = ["ENV_VERSION", "Game", "IllegalActionError", "Phase", "env", "raw_env"]
