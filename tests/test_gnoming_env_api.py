@@ -5,7 +5,6 @@ import warnings
 
 import numpy as np
 import pytest
-from pettingzoo.classic import tictactoe_v3  # noqa: F401 - the same PettingZoo as the benchmark's reference
 from pettingzoo.test import api_test, seed_test
 
 import grinch_env.gnoming as gn
