@@ -1,0 +1,96 @@
+"""Benchmark: win rates (Wilson 95% intervals), mean totals and ms per decision of Gnoming agents, paired deals, seats rotated.
+
+The line-up is ``--agents`` cycled to fill the table: ``search,greedy`` at 5
+players is one ``search`` seat against four ``greedy`` seats.  Every deal is
+played ``n`` times with the line-up rotated one seat each time, so each agent
+sits in every seat on the same shuffles (paired deals).  ``--games`` is rounded
+up to whole rotations.  A shared win counts as ``1/k`` of a win.  Win rates
+are per seat, so parity is ``1/n``.  Only decisions with two or more legal
+actions are timed (a forced move returns at once); run on an idle machine.
+
+Usage::
+
+    python benchmarks/bench_gnoming_agents.py --players 3 5 7 --games 420 --agents search,greedy
+    python benchmarks/bench_gnoming_agents.py --players 4 --games 200 --agents greedy,random
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections import defaultdict
+
+import numpy as np
+
+from grinch_env.gnoming.agents import make_agent
+from grinch_env.gnoming.encoding import Encoder
+from grinch_env.gnoming.game import Game
+from training.ratings import wilson_interval
+
+DEAL_STRIDE = 1_000_000
+
+
+def run(specs: list[str], num_players: int, games: int, seed: int = 0) -> dict[str, dict[str, float]]:
+    """Return per-spec ``{seat_games, wins, win_rate, low, high, mean_total, ms, decisions}`` over the paired games."""
+    n = num_players
+    base = [specs[i % len(specs)] for i in range(n)]
+    agents = {spec: make_agent(spec, seed=0) for spec in dict.fromkeys(base)}
+    wins: dict[str, float] = defaultdict(float)
+    seat_games: dict[str, int] = defaultdict(int)
+    totals: dict[str, list[int]] = defaultdict(list)
+    elapsed: dict[str, float] = defaultdict(float)
+    decisions: dict[str, int] = defaultdict(int)
+    deals = -(-games // n)
+    encoder = Encoder()
+    for d in range(deals):
+        for r in range(n):
+            lineup = [base[(s - r) % n] for s in range(n)]
+            game = Game(n, rng=seed * DEAL_STRIDE + d)
+            for s, spec in enumerate(lineup):
+                agents[spec].reset(int(np.random.SeedSequence([seed, d, r, s]).generate_state(1)[0]))
+            while not game.done:
+                seat = game.current
+                view = encoder.observe(game, seat)
+                agent = agents[lineup[seat]]
+                start = time.perf_counter()
+                action = agent.act(view["observation"], view["action_mask"])
+                if view["action_mask"].sum() > 1:
+                    elapsed[lineup[seat]] += time.perf_counter() - start
+                    decisions[lineup[seat]] += 1
+                game.step(action)
+            winners = game.winners()
+            for s, spec in enumerate(lineup):
+                seat_games[spec] += 1
+                totals[spec].append(game.totals[s])
+                if s in winners:
+                    wins[spec] += 1 / len(winners)
+    out = {}
+    for spec in agents:
+        low, high = wilson_interval(wins[spec], seat_games[spec])
+        out[spec] = {"seat_games": seat_games[spec], "wins": wins[spec], "win_rate": wins[spec] / seat_games[spec],
+                     "low": low, "high": high, "mean_total": float(np.mean(totals[spec])),
+                     "ms": 1e3 * elapsed[spec] / max(1, decisions[spec]), "decisions": decisions[spec], "games": deals * n}
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--agents", default="search,greedy", help="comma-separated agent specs, cycled over the seats")
+    parser.add_argument("--players", type=int, nargs="+", default=[3, 5, 7])
+    parser.add_argument("--games", type=int, default=105, help="games per table size (rounded up to whole rotations)")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    specs = [s.strip() for s in args.agents.split(",") if s.strip()]
+    print(f"{'players':>7} {'agent':<22} {'games':>6} {'seats':>6} {'win rate':>8} {'95% interval':>15} {'parity':>6} "
+          f"{'mean total':>10} {'ms/dec':>8}")
+    for n in args.players:
+        t0 = time.perf_counter()
+        result = run(specs, n, args.games, args.seed)
+        for spec, r in result.items():
+            print(f"{n:>7} {spec:<22} {r['games']:>6} {r['seat_games']:>6} {r['win_rate']:>8.3f} "
+                  f"[{r['low']:.3f}, {r['high']:.3f}] {1 / n:>6.3f} {r['mean_total']:>10.2f} {r['ms']:>8.3f}", flush=True)
+        print(f"{'':>7} ({time.perf_counter() - t0:.0f} s)", flush=True)
+
+
+if __name__ == "__main__":
+    main()
