@@ -1,0 +1,290 @@
+"""PettingZoo AEC environment for *Gnoming A Round* (glue over :mod:`grinch_env.gnoming.game`).
+
+Creation::
+
+    import grinch_env.gnoming
+    env = grinch_env.gnoming.env(num_players=4, render_mode="ansi")
+    env.reset(seed=7)
+    for agent in env.agent_iter():
+        obs, reward, termination, truncation, info = env.last()
+        action = None if termination or truncation else policy(obs["observation"], obs["action_mask"])
+        env.step(action)
+
+=================  ==========================================================
+Agents             ``player_0`` .. ``player_{n-1}`` (seat ``i`` is ``player_i``), n = 3..7
+Action space       ``Discrete(15)`` for every table size (below)
+Observation space  ``Dict(observation=Box(low, high, (1046,), float32),
+                   action_mask=Box(0, 1, (15,), int8))``; ``low``/``high``
+                   are 0/1 except the totals (``[-1.59, 2.49]``), the round
+                   scores (``[-1.06, 1.66]``) and the turn counter (up to
+                   ``(cap + n - 1) / cap``)
+Import             ``grinch_env.gnoming.env(...)`` / ``grinch_env.gnoming.raw_env(...)``
+=================  ==========================================================
+
+Actions
+-------
+=========  ==================================================================
+``0..8``   slot ``p = 3*row + col`` of the actor's own layout: turn it face
+           up (reveal, Hazard response) or place the held card there (play,
+           bounce)
+``9``      DRAW: take the top card of the draw pile
+``10/11``  TAKE_A / TAKE_B: take the top card of discard pile A / B
+``12/13``  DISCARD_A / DISCARD_B: discard the held card onto pile A / B; in a
+           bounce, stop bouncing; a Hazard leaves the round (only ``12``)
+``14``     PASS: decline a Hazard response
+=========  ==================================================================
+
+A decision with exactly one legal action is played by the engine and is not
+asked (``raw_env.game.auto_log`` lists them).  Who decides what:
+
+==========================  =======================  ===============================================
+phase                       who acts                 legal actions
+==========================  =======================  ===============================================
+reveal                      each player, twice       own face-down slots
+draw                        turn player              ``9``; ``10``/``11`` if the pile has a placeable top
+play (held from the draw)   turn player              placeable slots, ``12``/``13`` by the pile rule
+play (held from a pile)     turn player              placeable slots (``discard_take="free"``: also ``12``/``13``)
+bounce                      turn player              slots not filled this turn, ``12``/``13``
+discard                     turn player              ``12``/``13`` (usually forced, so automatic)
+Hazard response             others with >= 2 face-down  own face-down slots, ``14``
+==========================  =======================  ===============================================
+
+Observation
+-----------
+``observation`` is encoded from the observer's seat (relative seats, absent
+seats zero); its index table is the docstring of
+:mod:`grinch_env.gnoming.encoding`.  Nobody ever holds private information,
+so every seat sees the same public state, rotated.  ``action_mask[a] == 1``
+exactly when ``a`` is legal for the agent to act; it is all zeros for the others.
+
+Rewards
+-------
+Zero until the game ends.  Then, with ``reward_mode="win_loss"`` (default,
+zero-sum): the lowest total wins (tied leaders: the lowest third-round score;
+still tied: shared); winners share +1, the others share -1; if every player
+wins, all get 0.  With ``reward_mode="margin"`` (zero-sum): ``(mean of the
+others' totals - own total) / 100``.
+
+Episode end
+-----------
+After the scoring of the third round every agent is terminated.  There is no
+truncation: the turn cap is a rule.  A game has at most
+:data:`~grinch_env.gnoming.game.MAX_GAME_LENGTH` (10,410) decisions.
+
+Arguments
+---------
+``num_players``           3..7 (default 4).
+``first_player``          seat that starts round 0 (default 0, "the youngest player").
+``start_rotation``        ``"rotate"`` (default: round r starts at ``first_player + r``) or ``"fixed"``.
+``discard_take``          ``"must_place"`` (default: a card taken from a pile is placed) or ``"free"``.
+``mulligan_lines``        ``"independent"`` (default: a Mulligan's value per line) or ``"single"``.
+``max_turns_per_player``  turn cap per round is this times n (int >= 10, default 30).
+``reward_mode``           ``"win_loss"`` (default) or ``"margin"``.
+``render_mode``           ``None``, ``"ansi"`` (``render()`` returns the table as text) or ``"human"`` (prints it).
+
+Wrappers
+--------
+``env()`` wraps ``raw_env`` in :class:`ClassicWrapper`, the project's one-class
+version of PettingZoo's classic stack: ``step``/``observe``/``render`` before
+``reset`` raise, an action outside ``Discrete(15)`` fails an assertion, and an
+illegal action ends the game with -1 for the offender, 0 for the others and a
+warning.  ``raw_env.step`` instead raises
+:class:`~grinch_env.game.IllegalActionError` naming the phase, the action and
+the legal actions.
+
+Recording and replay
+--------------------
+``raw_env.action_log`` lists the ``(agent, action)`` pairs of the current game
+(decisions asked, not the automatic ones) and ``raw_env.game_seed`` the seed
+of its shuffles (``reset(options={"game_seed": s})`` starts that game again);
+:func:`grinch_env.gnoming.replay.play_log` replays a log.
+
+Version history
+---------------
+* v0: initial release.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from grinch_env.env import ClassicWrapper as _GrinchClassicWrapper
+from grinch_env.gnoming.encoding import OBS_SIZE, Encoder, observation_bounds
+from grinch_env.gnoming.game import NUM_ACTIONS, REWARD_MODES, Game, check_options
+
+RENDER_MODES = ("ansi", "human")
+ILLEGAL_REWARD = -1.0
+
+
+class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
+    metadata = {
+        "render_modes": list(RENDER_MODES),
+        "name": "gnoming_a_round_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        num_players: int = 4,
+        first_player: int = 0,
+        start_rotation: str = "rotate",
+        discard_take: str = "must_place",
+        mulligan_lines: str = "independent",
+        max_turns_per_player: int = 30,
+        reward_mode: str = "win_loss",
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__()
+        if not isinstance(reward_mode, str) or reward_mode not in REWARD_MODES:
+            raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
+        if render_mode is not None and (not isinstance(render_mode, str) or render_mode not in RENDER_MODES):
+            raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
+        opts = check_options(num_players, first_player, start_rotation, discard_take, mulligan_lines, max_turns_per_player)
+        self.num_players = n = opts.pop("num_players")
+        self._options = opts
+        self._game = Game(n, rng=0, **opts)
+        self._encoder = Encoder()
+        self.reward_mode = reward_mode
+        self.render_mode = render_mode
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        low, high = observation_bounds(n, opts["max_turns_per_player"])
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(low, high, (OBS_SIZE,), np.float32),
+                "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
+            }
+        )
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.agents: list[str] = []
+        self._seed_rng = np.random.default_rng()
+        self.game_seed: int | None = None
+        self.action_log: list[tuple[str, int]] = []
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # -------------------------------------------------------------- AEC API
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if seed is not None:
+            self._seed_rng = np.random.default_rng(seed)
+        game_seed = None if options is None else options.get("game_seed")
+        if game_seed is None:
+            # Each game gets its own seed drawn from the seeded stream, so that
+            # reset(seed) then reset() gives a reproducible sequence of games,
+            # and game_seed alone reproduces the current game.
+            game_seed = int(self._seed_rng.integers(2**63))
+        elif isinstance(game_seed, bool) or not isinstance(game_seed, (int, np.integer)) or game_seed < 0:
+            raise ValueError(f"options['game_seed'] must be an int >= 0 (a raw_env.game_seed), got {game_seed!r}")
+        self.game_seed = int(game_seed)
+        self._game = Game(self.num_players, rng=np.random.default_rng(self.game_seed), **self._options)
+        self.action_log = []
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[self._game.current]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        return self._encoder.observe(self._game, self.agent_name_mapping[agent])
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._step_alive(agent, action)
+
+    def _step_alive(self, agent: str, action: int) -> None:
+        """Apply ``agent``'s action (``agent`` is the agent to act and not terminated)."""
+        game = self._game
+        game.step(action)  # raises IllegalActionError naming the phase, the action and the legal actions
+        self.action_log.append((agent, action if type(action) is int else int(action)))
+        self._cumulative_rewards[agent] = 0.0
+        current = game.current
+        if current is None:
+            for a, r in zip(self.possible_agents, game.rewards(self.reward_mode)):
+                self.rewards[a] = r
+                self.terminations[a] = True
+            self._accumulate_rewards()
+            self.agent_selection = agent
+        else:
+            # Rewards stay zero until the end, so there is nothing to accumulate here.
+            self.agent_selection = self.possible_agents[current]
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        text = self._game.render()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    # ------------------------------------------------------------- extras
+    @property
+    def game(self) -> Game:
+        """The rules engine's state (true state: hidden cards included)."""
+        return self._game
+
+    def game_state(self) -> dict[str, Any]:
+        """Return a JSON-serialisable snapshot of the true state (hidden cards included, §6.4)."""
+        return self._game.state_dict()
+
+    def legal_actions(self, agent: str | None = None) -> list[int]:
+        """Return the legal actions of ``agent`` (default: the agent to act)."""
+        agent = self.agent_selection if agent is None else agent
+        if self._game.current != self.agent_name_mapping[agent]:
+            return []
+        return self._game.legal_actions()
+
+
+class ClassicWrapper(_GrinchClassicWrapper):
+    """:class:`grinch_env.env.ClassicWrapper` for ``Discrete(15)``, with the fast paths for this :class:`raw_env`.
+
+    The Grinch wrapper's fast range check and fast paths are written for its
+    own ``Discrete(62)`` env; this subclass refuses actions 15..61 by the same
+    assertion as any other action outside the space, and steps and observes a
+    Gnoming :class:`raw_env` (not a subclass) directly.
+    """
+
+    def __init__(self, env: raw_env, illegal_reward: float = ILLEGAL_REWARD) -> None:
+        super().__init__(env, illegal_reward)
+        self._step_alive = env._step_alive if type(env) is raw_env else None
+
+    def step(self, action: int | None) -> None:
+        if type(action) is int and action >= NUM_ACTIONS and self._has_reset and self.env.agents:
+            raise AssertionError("action is not in action space")
+        super().step(action)
+
+
+def env(**kwargs: Any) -> ClassicWrapper:
+    """Return the environment wrapped like PettingZoo's classic environments (see :class:`ClassicWrapper`).
+
+    An illegal action ends the game with reward -1 for the offender (and a
+    warning), an action outside ``Discrete(15)`` is an assertion error, and
+    calling ``step``/``observe`` before ``reset`` is an error.
+    """
+    return ClassicWrapper(raw_env(**kwargs))
+
+
+__all__ = ["ClassicWrapper", "env", "raw_env"]
