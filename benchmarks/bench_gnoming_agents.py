@@ -1,7 +1,8 @@
 """Benchmark: win rates (Wilson 95% intervals), mean totals and ms per decision of Gnoming agents, paired deals, seats rotated.
 
-The line-up is ``--agents`` cycled to fill the table: ``search,greedy`` at 5
-players is one ``search`` seat against four ``greedy`` seats.  Every deal is
+The line-up is ``--agents`` in seat order, the last one repeated to fill the
+table: ``search,greedy`` at 5 players is one ``search`` seat against four
+``greedy`` seats.  Every deal is
 played ``n`` times with the line-up rotated one seat each time, so each agent
 sits in every seat on the same shuffles (paired deals).  ``--games`` is rounded
 up to whole rotations.  A shared win counts as ``1/k`` of a win.  Win rates
@@ -33,7 +34,9 @@ DEAL_STRIDE = 1_000_000
 def run(specs: list[str], num_players: int, games: int, seed: int = 0) -> dict[str, dict[str, float]]:
     """Return per-spec ``{seat_games, wins, win_rate, low, high, mean_total, ms, decisions}`` over the paired games."""
     n = num_players
-    base = [specs[i % len(specs)] for i in range(n)]
+    if len(specs) > n:
+        raise ValueError(f"{len(specs)} agents given for a {n}-player table")
+    base = specs + [specs[-1]] * (n - len(specs))
     agents = {spec: make_agent(spec, seed=0) for spec in dict.fromkeys(base)}
     wins: dict[str, float] = defaultdict(float)
     seat_games: dict[str, int] = defaultdict(int)
@@ -75,7 +78,7 @@ def run(specs: list[str], num_players: int, games: int, seed: int = 0) -> dict[s
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--agents", default="search,greedy", help="comma-separated agent specs, cycled over the seats")
+    parser.add_argument("--agents", default="search,greedy", help="comma-separated agent specs by seat, the last one filling the other seats")
     parser.add_argument("--players", type=int, nargs="+", default=[3, 5, 7])
     parser.add_argument("--games", type=int, default=105, help="games per table size (rounded up to whole rotations)")
     parser.add_argument("--seed", type=int, default=0)

@@ -25,44 +25,57 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from grinch_env.gnoming.cards import COPIES, HAZARD, MULLIGAN, NUM_KINDS, POINTS
-from grinch_env.gnoming.encoding import OBS_SIZE
-from grinch_env.gnoming.game import DISCARD_A, DISCARD_B, DRAW, MAX_PLAYERS, NUM_ACTIONS, PASS, TAKE_A, TAKE_B, Game
+from grinch_env.gnoming.cards import DECK_SIZE, MAX_COPIES, MULLIGAN, NUM_KINDS, POINTS
+from grinch_env.gnoming.encoding import (
+    CHANNELS,
+    DISCARDER,
+    DRAW_SIZE,
+    EMPTY,
+    FILLED,
+    FINAL_TURN,
+    FIRST_PLAYER,
+    HELD,
+    HELD_SOURCE,
+    NEVER_SEEN,
+    NUM_REMOVABLE,
+    OBS_SIZE,
+    PHASE,
+    PILE_COUNTS,
+    PILE_TOPS,
+    PRESENT,
+    REMOVED,
+    RESHUFFLED_COUNTS,
+    RESHUFFLED_FLAG,
+    ROUND,
+    ROUND_SCALE,
+    ROUND_SCORES,
+    SEAT_BLOCK,
+    TOP_DEPTH,
+    TOTAL_SCALE,
+    TOTALS,
+    WENT_OUT,
+)
+from grinch_env.gnoming.game import (
+    DISCARD_A,
+    DISCARD_B,
+    DRAW,
+    HELD_SOURCES,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    NUM_ACTIONS,
+    NUM_ROUNDS,
+    NUM_SLOTS,
+    PASS,
+    TAKE_A,
+    Game,
+)
 
-# --------------------------------------------------------------- observation index table (RULES_GNOMING.md §6.3)
-CHANNELS = 13  # kind one-hot 0..11, channel 12 = face down / no card
+# The observation index table of RULES_GNOMING.md §6.3, as the encoding module lays it out.
 FACE_DOWN = -1  # a face-down slot in a View's layout
-SEAT_STRIDE = 9 * CHANNELS
-AT_TABLE = 819
-PILE_TOPS = 826  # 2 piles x 3 depths x 13, top first
-PILE_COUNTS = 904
-NEVER_SEEN = 928
-RESHUFFLED_COUNTS = 940
-DRAW_SIZE = 952
-RESHUFFLED_FLAG = 953
-HAZARDS_REMOVED = 954
-HELD = 955
-HELD_SOURCE = 968
-FILLED = 973
-PHASE = 982
-ROUND = 986
-TURNS = 989
-FIRST_PLAYER = 990
-WENT_OUT = 997
-FINAL_TURN = 1004
-HAZARD_DISCARDER = 1011
-TOTALS = 1018
-ROUND_SCORES = 1025
-COUNT_SCALE = 14
-DECK_SIZE_SCALE = 110
-TOTAL_SCALE = 100
-ROUND_SCORE_SCALE = 50
-HELD_SOURCES = ("draw", "A", "B", "bounce", "displaced")
+COUNT_SCALE = MAX_COPIES
 PHASES = ("reveal", "draw", "play", "hazard")  # "play" covers the play, bounce and discard phases
-if OBS_SIZE != ROUND_SCORES + 3 * MAX_PLAYERS:
-    raise ImportError(f"the agents' observation table ends at {ROUND_SCORES + 3 * MAX_PLAYERS}, encoding.OBS_SIZE is {OBS_SIZE}")
 
-SLOTS = 9
+SLOTS = NUM_SLOTS
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8))
 LINES_THROUGH = tuple(tuple(i for i, line in enumerate(LINES) if p in line) for p in range(SLOTS))
 POSITIVE_KINDS = range(6)
@@ -110,14 +123,14 @@ def decode(observation: np.ndarray) -> View:
     obs = np.asarray(observation, dtype=np.float32)
     if obs.shape != (OBS_SIZE,):
         raise ValueError(f"observation must have shape ({OBS_SIZE},), got {obs.shape}")
-    n = int(round(float(obs[AT_TABLE:AT_TABLE + MAX_PLAYERS].sum())))
-    if not 3 <= n <= MAX_PLAYERS:
-        raise ValueError(f"observation encodes {n} seats at the table; expected 3..{MAX_PLAYERS}")
-    cells = obs[:MAX_PLAYERS * SEAT_STRIDE].reshape(MAX_PLAYERS, SLOTS, CHANNELS)[:n]
+    n = int(round(float(obs[PRESENT:PRESENT + MAX_PLAYERS].sum())))
+    if not MIN_PLAYERS <= n <= MAX_PLAYERS:
+        raise ValueError(f"observation encodes {n} seats at the table; expected {MIN_PLAYERS}..{MAX_PLAYERS}")
+    cells = obs[:MAX_PLAYERS * SEAT_BLOCK].reshape(MAX_PLAYERS, SLOTS, CHANNELS)[:n]
     kinds = np.argmax(cells, axis=2)
-    layouts = [[FACE_DOWN if k == NUM_KINDS else int(k) for k in row] for row in kinds]
-    tops = obs[PILE_TOPS:PILE_TOPS + 2 * 3 * CHANNELS].reshape(2, 3, CHANNELS).argmax(axis=2)
-    pile_tops = [[int(k) for k in pile if k != NUM_KINDS] for pile in tops]
+    layouts = [[FACE_DOWN if k == EMPTY else int(k) for k in row] for row in kinds]
+    tops = obs[PILE_TOPS:PILE_TOPS + 2 * TOP_DEPTH * CHANNELS].reshape(2, TOP_DEPTH, CHANNELS).argmax(axis=2)
+    pile_tops = [[int(k) for k in pile if k != EMPTY] for pile in tops]
 
     def counts(start: int) -> list[int]:
         return [int(round(float(x) * COUNT_SCALE)) for x in obs[start:start + NUM_KINDS]]
@@ -125,8 +138,10 @@ def decode(observation: np.ndarray) -> View:
     phase_bit = _one_hot(obs[PHASE:PHASE + len(PHASES)])
     source = _one_hot(obs[HELD_SOURCE:HELD_SOURCE + len(HELD_SOURCES)])
     held = _one_hot(obs[HELD:HELD + CHANNELS])
-    rounds = [[int(round(float(x) * ROUND_SCORE_SCALE)) for x in obs[ROUND_SCORES + 7 * r:ROUND_SCORES + 7 * r + n]] for r in range(3)]
-    round_index = _one_hot(obs[ROUND:ROUND + 3]) or 0
+    round_index = _one_hot(obs[ROUND:ROUND + NUM_ROUNDS]) or 0
+    played = round_index + (1 if phase_bit is None else 0)
+    rounds = [[int(round(float(x) * ROUND_SCALE)) for x in obs[ROUND_SCORES + MAX_PLAYERS * r:ROUND_SCORES + MAX_PLAYERS * r + n]]
+              for r in range(played)]
     return View(
         num_players=n,
         layouts=layouts,
@@ -134,10 +149,10 @@ def decode(observation: np.ndarray) -> View:
         pile_counts=[counts(PILE_COUNTS), counts(PILE_COUNTS + NUM_KINDS)],
         never_seen=counts(NEVER_SEEN),
         reshuffled_counts=counts(RESHUFFLED_COUNTS),
-        draw_size=int(round(float(obs[DRAW_SIZE]) * DECK_SIZE_SCALE)),
+        draw_size=int(round(float(obs[DRAW_SIZE]) * DECK_SIZE)),
         reshuffled=bool(obs[RESHUFFLED_FLAG] > 0.5),
-        hazards_removed=int(round(float(obs[HAZARDS_REMOVED]) * 3)),
-        held=None if held is None or held == NUM_KINDS else held,
+        hazards_removed=int(round(float(obs[REMOVED]) * NUM_REMOVABLE)),
+        held=None if held is None or held == EMPTY else held,
         held_source=None if source is None else HELD_SOURCES[source],
         filled=[bool(x > 0.5) for x in obs[FILLED:FILLED + SLOTS]],
         phase="done" if phase_bit is None else PHASES[phase_bit],
@@ -145,9 +160,9 @@ def decode(observation: np.ndarray) -> View:
         first_player=_one_hot(obs[FIRST_PLAYER:FIRST_PLAYER + MAX_PLAYERS]) or 0,
         went_out=_one_hot(obs[WENT_OUT:WENT_OUT + MAX_PLAYERS]),
         final_turn=[bool(x > 0.5) for x in obs[FINAL_TURN:FINAL_TURN + n]],
-        hazard_discarder=_one_hot(obs[HAZARD_DISCARDER:HAZARD_DISCARDER + MAX_PLAYERS]),
+        hazard_discarder=_one_hot(obs[DISCARDER:DISCARDER + MAX_PLAYERS]),
         totals=[int(round(float(x) * TOTAL_SCALE)) for x in obs[TOTALS:TOTALS + n]],
-        round_scores=rounds[:round_index + (1 if phase_bit is None else 0)] if any(any(r) for r in rounds) else [],
+        round_scores=rounds,
     )
 
 

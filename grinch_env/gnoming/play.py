@@ -103,7 +103,8 @@ def _grid(game: Game, seat: int) -> list[str]:
 def render_for(game: Game, names: Sequence[str]) -> str:
     """Return the public table: every layout as a 3x3 grid, the piles, the held card and the scores."""
     n = game.num_players
-    lines = ["", "=" * 72, f"Round {game.round + 1} of {game.num_rounds}, turn of seat {game.turn_player} ({names[game.turn_player]})"]
+    stage = "reveal" if _phase(game) == "reveal" else f"turn of seat {game.turn_player} ({names[game.turn_player]})"
+    lines = ["", "=" * 72, f"Round {game.round + 1} of {game.num_rounds}, {stage}; * = to act"]
     for start in range(0, n, 3):
         seats = range(start, min(n, start + 3))
         heads = []
@@ -162,6 +163,9 @@ def _print_moves(game: Game, legal: Sequence[int], stdout: TextIO, title: str) -
         print(f"  {i:>2}) {desc:<58} [{typed}]", file=stdout)
 
 
+_AUTOMATIC = {DISCARD_A: "discard onto pile A", DISCARD_B: "discard onto pile B", DRAW: "draw", PASS: "pass"}
+
+
 def describe_action(game: Game, seat: int, action: int, names: Sequence[str]) -> str:
     """Return the public description of ``seat``'s ``action`` (call before applying it)."""
     who = f"seat {seat} ({names[seat]})"
@@ -199,9 +203,12 @@ def play(num_players: int, opponents: Sequence[str], seed: int | None, seat: int
                 action = agents[p].act(encode(game, p), action_mask(game, p))
             print(describe_action(game, p, action, names), file=stdout)
             drew = action == DRAW
+            forced = len(game.auto_log)
             game.step(action)
             if drew and game.held is not None and game.round == last_round:
                 print(f"  ... and draws {card(game.held)}", file=stdout)
+            for q, a in game.auto_log[forced:]:
+                print(f"seat {q} ({names[q]}): {_AUTOMATIC.get(a, 'slot ' + str(a))} (the only legal move)", file=stdout)
             if game.round != last_round or game.done:
                 scores = game.round_scores[last_round]
                 last_round = game.round
