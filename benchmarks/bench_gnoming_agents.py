@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import time
 from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
@@ -31,21 +32,14 @@ from training.ratings import wilson_interval
 DEAL_STRIDE = 1_000_000
 
 
-def run(specs: list[str], num_players: int, games: int, seed: int = 0) -> dict[str, dict[str, float]]:
-    """Return per-spec ``{seat_games, wins, win_rate, low, high, mean_total, ms, decisions}`` over the paired games."""
+def _play_deals(specs: list[str], num_players: int, deals: list[int], seed: int) -> dict[str, dict[str, float]]:
+    """Return per-spec sums ``{seat_games, wins, total, elapsed, decisions}`` over every rotation of ``deals``."""
     n = num_players
-    if len(specs) > n:
-        raise ValueError(f"{len(specs)} agents given for a {n}-player table")
     base = specs + [specs[-1]] * (n - len(specs))
     agents = {spec: make_agent(spec, seed=0) for spec in dict.fromkeys(base)}
-    wins: dict[str, float] = defaultdict(float)
-    seat_games: dict[str, int] = defaultdict(int)
-    totals: dict[str, list[int]] = defaultdict(list)
-    elapsed: dict[str, float] = defaultdict(float)
-    decisions: dict[str, int] = defaultdict(int)
-    deals = -(-games // n)
+    sums = {spec: defaultdict(float) for spec in agents}
     encoder = Encoder()
-    for d in range(deals):
+    for d in deals:
         for r in range(n):
             lineup = [base[(s - r) % n] for s in range(n)]
             game = Game(n, rng=seed * DEAL_STRIDE + d)
@@ -54,25 +48,46 @@ def run(specs: list[str], num_players: int, games: int, seed: int = 0) -> dict[s
             while not game.done:
                 seat = game.current
                 view = encoder.observe(game, seat)
-                agent = agents[lineup[seat]]
                 start = time.perf_counter()
-                action = agent.act(view["observation"], view["action_mask"])
+                action = agents[lineup[seat]].act(view["observation"], view["action_mask"])
                 if view["action_mask"].sum() > 1:
-                    elapsed[lineup[seat]] += time.perf_counter() - start
-                    decisions[lineup[seat]] += 1
+                    sums[lineup[seat]]["elapsed"] += time.perf_counter() - start
+                    sums[lineup[seat]]["decisions"] += 1
                 game.step(action)
             winners = game.winners()
             for s, spec in enumerate(lineup):
-                seat_games[spec] += 1
-                totals[spec].append(game.totals[s])
+                sums[spec]["seat_games"] += 1
+                sums[spec]["total"] += game.totals[s]
                 if s in winners:
-                    wins[spec] += 1 / len(winners)
+                    sums[spec]["wins"] += 1 / len(winners)
+    return {spec: dict(v) for spec, v in sums.items()}
+
+
+def run(specs: list[str], num_players: int, games: int, seed: int = 0, processes: int = 1) -> dict[str, dict[str, float]]:
+    """Return per-spec ``{games, seat_games, wins, win_rate, low, high, mean_total, ms, decisions}`` over the paired games.
+
+    The result does not depend on ``processes``: every game's deal and agent seeds come from its deal and seat.
+    """
+    if len(specs) > num_players:
+        raise ValueError(f"{len(specs)} agents given for a {num_players}-player table")
+    deals = list(range(-(-games // num_players)))
+    chunks = [deals[i::processes] for i in range(processes) if deals[i::processes]]
+    if len(chunks) == 1:
+        parts = [_play_deals(specs, num_players, deals, seed)]
+    else:
+        with ProcessPoolExecutor(len(chunks)) as pool:
+            parts = list(pool.map(_play_deals, [specs] * len(chunks), [num_players] * len(chunks), chunks, [seed] * len(chunks)))
     out = {}
-    for spec in agents:
-        low, high = wilson_interval(wins[spec], seat_games[spec])
-        out[spec] = {"seat_games": seat_games[spec], "wins": wins[spec], "win_rate": wins[spec] / seat_games[spec],
-                     "low": low, "high": high, "mean_total": float(np.mean(totals[spec])),
-                     "ms": 1e3 * elapsed[spec] / max(1, decisions[spec]), "decisions": decisions[spec], "games": deals * n}
+    for spec in parts[0]:
+        total = defaultdict(float)
+        for part in parts:
+            for key, value in part[spec].items():
+                total[key] += value
+        seats = int(total["seat_games"])
+        low, high = wilson_interval(total["wins"], seats)
+        out[spec] = {"games": len(deals) * num_players, "seat_games": seats, "wins": total["wins"],
+                     "win_rate": total["wins"] / seats, "low": low, "high": high, "mean_total": total["total"] / seats,
+                     "ms": 1e3 * total["elapsed"] / max(1, total["decisions"]), "decisions": int(total["decisions"])}
     return out
 
 
@@ -82,13 +97,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--players", type=int, nargs="+", default=[3, 5, 7])
     parser.add_argument("--games", type=int, default=105, help="games per table size (rounded up to whole rotations)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--processes", type=int, default=1, help="worker processes (the figures do not depend on it)")
     args = parser.parse_args(argv)
     specs = [s.strip() for s in args.agents.split(",") if s.strip()]
     print(f"{'players':>7} {'agent':<22} {'games':>6} {'seats':>6} {'win rate':>8} {'95% interval':>15} {'parity':>6} "
           f"{'mean total':>10} {'ms/dec':>8}")
     for n in args.players:
         t0 = time.perf_counter()
-        result = run(specs, n, args.games, args.seed)
+        result = run(specs, n, args.games, args.seed, args.processes)
         for spec, r in result.items():
             print(f"{n:>7} {spec:<22} {r['games']:>6} {r['seat_games']:>6} {r['win_rate']:>8.3f} "
                   f"[{r['low']:.3f}, {r['high']:.3f}] {1 / n:>6.3f} {r['mean_total']:>10.2f} {r['ms']:>8.3f}", flush=True)

@@ -22,6 +22,7 @@ spec               agent
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -188,7 +189,14 @@ def expected_score(layout: list[int], unknown: float) -> float:
     Only lines of three face-up cards can be matched; on a full face-up layout
     this is exactly ``scoring.score_layout`` with ``mulligan_lines="independent"``.
     """
-    total = 0.0
+    known, face_down = _known_score(tuple(layout))
+    return known + face_down * unknown
+
+
+@lru_cache(maxsize=1 << 16)
+def _known_score(layout: tuple[int, ...]) -> tuple[int, int]:
+    """Return ``(score of the face-up cards, number of face-down cards)``; face-down cards never lie in a matched line."""
+    total = 0
     covered = [False] * SLOTS
     for line in LINES:
         v = _line_value(layout[line[0]], layout[line[1]], layout[line[2]])
@@ -196,11 +204,15 @@ def expected_score(layout: list[int], unknown: float) -> float:
             total -= v
             for p in line:
                 covered[p] = True
+    face_down = 0
     for p in range(SLOTS):
         if not covered[p]:
             k = layout[p]
-            total += unknown if k == FACE_DOWN else POINTS[k]
-    return total
+            if k == FACE_DOWN:
+                face_down += 1
+            else:
+                total += POINTS[k]
+    return total, face_down
 
 
 def mean_points(counts: list[int] | np.ndarray) -> float:
@@ -489,10 +501,14 @@ class SearchAgent(BaseAgent):
 
     def _act(self, observation: np.ndarray, legal: list[int]) -> int:
         view = decode(observation)
-        if self.horizon == "turn" and view.phase in ("reveal", "hazard"):
+        # With the turn horizon the outcome is my layout's true score, which a reveal, a Hazard response or the
+        # choice of discard pile leaves unchanged: those are left to the greedy rule.
+        if self.horizon == "turn" and (view.phase in ("reveal", "hazard") or all(a in (DISCARD_A, DISCARD_B) for a in legal)):
             return self.policy.choose(view, legal)
         seeds = self.rng.integers(2**63, size=self.samples)
-        deals = [Game.from_observation(observation, np.random.default_rng(int(s))) for s in seeds]
+        first = Game.from_observation(observation, np.random.default_rng(int(seeds[0])))
+        # One decode, then fresh deals of the hidden cards (cheaper than decoding the observation again).
+        deals = [first] + [first.resample_from_infostate(0, np.random.default_rng(int(s))) for s in seeds[1:]]
         totals = [0.0] * len(legal)
         for deal, s in zip(deals, seeds):
             for i, a in enumerate(legal):
@@ -505,7 +521,8 @@ class SearchAgent(BaseAgent):
         start_round = game.round
         game.step(action)
         if self.horizon == "turn":
-            while not game.done and game.round == start_round and game.turn_player == 0 and game.phase != "draw":
+            # Others' Hazard responses only turn cards up: they change no true score, so the turn is over for us.
+            while not game.done and game.round == start_round and game.turn_player == 0 and game.phase not in ("draw", "hazard"):
                 self._greedy_step(game)
             if game.done or game.round != start_round:
                 return float(game.round_scores[start_round][0])
