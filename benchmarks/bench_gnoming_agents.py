@@ -23,11 +23,11 @@ from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
+from training.ratings import wilson_interval
 
-from grinch_env.gnoming.agents import make_agent
+from grinch_env.agents import make_agent
 from grinch_env.gnoming.encoding import Encoder
 from grinch_env.gnoming.game import Game
-from training.ratings import wilson_interval
 
 DEAL_STRIDE = 1_000_000
 
@@ -36,7 +36,7 @@ def _play_deals(specs: list[str], num_players: int, deals: list[int], seed: int)
     """Return per-spec sums ``{seat_games, wins, total, elapsed, decisions}`` over every rotation of ``deals``."""
     n = num_players
     base = specs + [specs[-1]] * (n - len(specs))
-    agents = {spec: make_agent(spec, seed=0) for spec in dict.fromkeys(base)}
+    agents = {spec: make_agent(spec, seed=0, game="gnoming") for spec in dict.fromkeys(base)}
     sums = {spec: defaultdict(float) for spec in agents}
     encoder = Encoder()
     for d in deals:

@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 
+from grinch_env.agents import make_agent
 from grinch_env.gnoming.agents import (
     AGENT_CLASSES,
     FACE_DOWN,
@@ -10,7 +11,6 @@ from grinch_env.gnoming.agents import (
     SearchAgent,
     decode,
     expected_score,
-    make_agent,
     view_of_game,
 )
 from grinch_env.gnoming.encoding import action_mask, encode
@@ -114,7 +114,7 @@ def test_decode_and_view_of_game_agree_with_the_true_public_state():
 @pytest.mark.parametrize("num_players", [3, 5, 7])
 def test_every_agent_plays_only_legal_actions(num_players):
     specs = ["random", "greedy", "search:samples=2"]
-    agents = [make_agent(specs[s % 3], seed=s) for s in range(num_players)]
+    agents = [make_agent(specs[s % 3], seed=s, game="gnoming") for s in range(num_players)]
     game = play(Game(num_players, rng=100 + num_players), agents)
     assert game.done and len(game.round_scores) == 3
 
@@ -250,11 +250,11 @@ def test_agents_reject_bad_masks_options_and_specs():
         SearchAgent(samples=0)
     with pytest.raises(ValueError, match="horizon must be one of"):
         SearchAgent(horizon="game")
-    with pytest.raises(ValueError, match="unknown Gnoming agent 'expectimax'"):
-        make_agent("expectimax")
-    with pytest.raises(ValueError, match="bad options"):
-        make_agent("greedy:depth=2")
-    agent = make_agent("search:samples=3,horizon=round", seed=1)
+    with pytest.raises(ValueError, match="unknown agent 'expectimax' for Gnoming A Round: use one of \\['greedy', 'random', 'search'\\]"):
+        make_agent("expectimax", game="gnoming")
+    with pytest.raises(ValueError, match="bad options .* for gnoming agent 'greedy'"):
+        make_agent("greedy:depth=2", game="gnoming")
+    agent = make_agent("search:samples=3,horizon=round", seed=1, game="gnoming")
     assert (agent.samples, agent.horizon, agent.name) == (3, "round", "search:samples=3,horizon=round")
     assert set(AGENT_CLASSES) == {"random", "greedy", "search"}
     batch = GreedyAgent().act_batch(np.stack([encode(Game(3, rng=0), 0)] * 2), np.stack([action_mask(Game(3, rng=0), 0)] * 2))

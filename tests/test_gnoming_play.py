@@ -3,7 +3,7 @@ import io
 import numpy as np
 import pytest
 
-from grinch_env.gnoming.agents import make_agent
+from grinch_env.agents import make_agent
 from grinch_env.gnoming.encoding import action_mask, encode
 from grinch_env.gnoming.game import BOUNCE, DISCARD_A, DISCARD_B, DRAW, DRAW_PHASE, HAZARD_PHASE, PASS, PLAY, TAKE_A, TAKE_B, Game
 from grinch_env.gnoming.play import main, parse_move, render_for
@@ -22,7 +22,7 @@ def test_a_scripted_full_game_at_3_players_matches_the_engine():
     assert code == 0
     game = Game(3, rng=4)
     seeds = np.random.SeedSequence(4).generate_state(3)
-    agents = {2: make_agent("greedy", seed=int(seeds[2])), 0: make_agent("random", seed=int(seeds[0]))}
+    agents = {2: make_agent("greedy", seed=int(seeds[2]), game="gnoming"), 0: make_agent("random", seed=int(seeds[0]), game="gnoming")}
     asked = 0
     while not game.done:
         seat = game.current
@@ -125,7 +125,7 @@ def test_play_py_dispatches_to_gnoming():
     (["--players", "2"], "--players must be in 3..7, got 2"),
     (["--players", "3", "--seat", "3"], "--seat must be in 0..2"),
     (["--players", "3", "--opponents", "greedy,random,search"], "3 opponents given but a 3-player table has 2 other seats"),
-    (["--opponents", "expectimax"], "unknown Gnoming agent 'expectimax'"),
+    (["--opponents", "expectimax"], "unknown agent 'expectimax' for Gnoming A Round"),
 ])
 def test_bad_arguments_are_refused_with_a_message(argv, message, capsys):
     with pytest.raises(SystemExit):

@@ -543,22 +543,6 @@ class SearchAgent(BaseAgent):
 
 
 __all__ = ["AGENT_CLASSES", "BaseAgent", "GreedyAgent", "GreedyPolicy", "RandomAgent", "SearchAgent", "View", "decode",
-           "expected_score", "legal_actions", "make_agent", "mean_points", "view_of_game"]
+           "expected_score", "legal_actions", "mean_points", "view_of_game"]
 
 AGENT_CLASSES: dict[str, type] = {"random": RandomAgent, "greedy": GreedyAgent, "search": SearchAgent}
-
-
-def make_agent(spec: str, seed: int | None = None) -> BaseAgent:
-    """Return the Gnoming agent that ``spec`` names, e.g. ``"search:samples=16,horizon=round"``."""
-    from grinch_env.agents import parse_spec  # the Grinch registry's spec syntax, shared
-
-    name, options = parse_spec(spec)
-    if name not in AGENT_CLASSES:
-        raise ValueError(f"unknown Gnoming agent {spec!r}: use one of {sorted(AGENT_CLASSES)} (options like search:samples=16)")
-    try:
-        agent = AGENT_CLASSES[name](seed=seed, **options)
-    except TypeError as exc:
-        raise ValueError(f"bad options {options} for Gnoming agent {name!r}: {exc}") from None
-    if options:
-        agent.name = spec
-    return agent

@@ -25,7 +25,7 @@ from typing import TextIO
 
 import numpy as np
 
-from grinch_env.gnoming.agents import make_agent
+from grinch_env.agents import make_agent
 from grinch_env.gnoming.cards import HAZARD, SHORT_NAMES
 from grinch_env.gnoming.encoding import action_mask, encode
 from grinch_env.gnoming.game import DISCARD_A, DISCARD_B, DRAW, MAX_PLAYERS, MIN_PLAYERS, PASS, TAKE_A, TAKE_B, Game
@@ -189,7 +189,7 @@ def play(num_players: int, opponents: Sequence[str], seed: int | None, seat: int
     names = ["you"] * n
     for i in range(1, n):
         p = (seat + i) % n
-        agents[p] = make_agent(opponents[(i - 1) % len(opponents)], seed=int(seeds[p]))
+        agents[p] = make_agent(opponents[(i - 1) % len(opponents)], seed=int(seeds[p]), game="gnoming")
         names[p] = agents[p].name
     game = Game(n, rng=seed)
     print(f"Gnoming A Round: {n} players, you are seat {seat}; lowest total after 3 rounds wins. Type 'help' for moves.", file=stdout)
