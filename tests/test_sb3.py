@@ -27,4 +27,4 @@ def test_sb3_cli_rejects_an_unknown_key(tmp_path, capsys):
     bad = tmp_path / "bad.yaml"
     bad.write_text("total_steps: 10\n")
     assert main(["--config", str(bad)]) == 2
-    assert "total_steps: Extra inputs are not permitted" in capsys.readouterr().err
+    assert "total_steps: unknown key; did you mean total_timesteps?" in capsys.readouterr().err
