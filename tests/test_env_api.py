@@ -248,13 +248,13 @@ def test_wrapper_asserts_actions_in_the_space_naming_the_value_and_the_range():
         e.step(None)
     assert str(err.value) == "action is not in action space: None is only for a terminated agent; player_1 is to act: give an int in 0..61"
     obs, *_ = e.last()
+    e.step(np.int64(np.flatnonzero(obs["action_mask"])[0]))  # numpy integers are fine
+    obs, *_ = e.last()
     e.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))  # an illegal move ends the game: every agent is now terminated
     assert all(e.terminations.values())
     with pytest.raises(AssertionError) as err:
         e.step("x")
     assert str(err.value) == f"action is not in action space: {e.agent_selection} is terminated, so its action must be None, got 'x'"
-    obs, *_ = e.last()
-    e.step(np.int64(np.flatnonzero(obs["action_mask"])[0]))  # numpy integers are fine
 
 
 def test_wrapper_checks_the_agent_iter_loop():
