@@ -73,6 +73,11 @@ class EvalResult:
             head,
             "-" * len(head),
         ]
+        from training.report import repeated_names_note
+
+        note = repeated_names_note(self.agents)
+        if note:
+            lines.insert(1, note)
         order = sorted(self.per_agent, key=lambda a: -self.per_agent[a]["rating"]["ordinal"])
         for name in order:
             a = self.per_agent[name]
