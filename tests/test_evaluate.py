@@ -1,5 +1,6 @@
 import json
 import math
+from pathlib import Path
 
 import pytest
 from grinch_env.game import Game
@@ -216,3 +217,33 @@ def test_worker_processes_run_torch_on_one_thread_each():
         assert torch.get_num_threads() == 1
     finally:
         torch.set_num_threads(before)
+
+
+def test_plots_name_the_match_explain_the_box_plot_and_repeated_names(tmp_path, monkeypatch):
+    from matplotlib.figure import Figure
+
+    saved = {}
+    real_savefig = Figure.savefig
+
+    def capture(fig, path, *args, **kwargs):
+        ax = fig.axes[0]
+        legend = ax.get_legend()
+        saved[Path(path).name] = (ax.get_title(), [t.get_text() for t in legend.get_texts()] if legend else [], [t.get_text() for t in fig.texts])
+        return real_savefig(fig, path, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", capture)
+    result = evaluate(["greedy", "random", "random", "random"], 4, 4, seed=0)
+    write_report(result, tmp_path)
+    note = ("random#2 = copy 2 of random, random#3 = copy 3 of random "
+            "(an agent given more than once plays as separate copies in their own seats, each listed apart)")
+    match = "greedy vs 3 x random: 4 players, 4 games"
+    assert saved["win_rates.png"] == (f"win rate, {match}", ["1 / players"], [note])
+    assert saved["scores.png"] == (f"final totals, {match}", [
+        "box: middle half of the games", "line: median", "triangle: mean",
+        "whiskers: furthest totals within\n1.5 box heights of the box", "circles: totals beyond"], [note])
+    assert saved["rows.png"] == (f"points per score-pad row, {match}", ["greedy", "random", "random#2", "random#3"], [note])
+    assert result.table().splitlines()[1] == note
+    two = evaluate(["expectimax", "greedy"], 4, 2, seed=0)
+    write_report(two, tmp_path / "two")
+    assert saved["win_rates.png"] == ("win rate, expectimax vs greedy: 4 players, 2 games", ["1 / players"], [])  # no repeats: no note
+    assert "copy" not in two.table()

@@ -1,8 +1,9 @@
 """Training configuration: YAML files in ``configs/`` validated by pydantic.
 
 Every section forbids unknown keys, so a typo is an error that names the key
-(``ppo.lrr: Extra inputs are not permitted``) instead of a silently ignored
-knob.  ``load_config(path)`` returns a :class:`TrainConfig`; ``TrainConfig``
+and the nearest valid one (``ppo.lrr: unknown key; did you mean ppo.learning_rate?``)
+instead of a silently ignored knob; a config given to the wrong command is
+named as such (``this is a config for python -m training.train_sb3``).  ``load_config(path)`` returns a :class:`TrainConfig`; ``TrainConfig``
 round-trips through ``model_dump()`` so the resolved config is stored in
 every checkpoint.
 """
@@ -10,6 +11,7 @@ every checkpoint.
 from __future__ import annotations
 
 import argparse
+import difflib
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -24,15 +26,16 @@ MIN_PLAYERS = min(g.min_players for g in GAMES.values())
 MAX_PLAYERS = max(g.max_players for g in GAMES.values())
 
 
-def _check_sizes(v: list[int]) -> list[int]:
+def _check_sizes(v: list[int], given: int | list[int] | None = None) -> list[int]:
     if not v or any(not MIN_PLAYERS <= n <= MAX_PLAYERS for n in v):
-        raise ValueError(f"table sizes must be a non-empty list of ints in {MIN_PLAYERS}..{MAX_PLAYERS}, got {v}")
+        shown = v if given is None else given
+        raise ValueError(f"table sizes must be an int or a non-empty list of ints in {MIN_PLAYERS}..{MAX_PLAYERS}, got {shown}")
     return v
 
 
 def _check_size_or_sizes(v: int | list[int]) -> int | list[int]:
     if isinstance(v, int):
-        _check_sizes([v])
+        _check_sizes([v], given=v)
         return v
     return _check_sizes(v)
 
@@ -256,12 +259,67 @@ class DistillConfig(_MixedTables):
 
 
 
-def _format_errors(err: ValidationError, source: str) -> str:
+def _format_errors(err: ValidationError, source: str, schema: type[BaseModel]) -> str:
     lines = [f"invalid training config {source}:"]
     for e in err.errors():
-        key = ".".join(str(p) for p in e["loc"]) or "<top level>"
-        lines.append(f"  {key}: {e['msg']} (got {e.get('input')!r})")
+        loc = tuple(str(p) for p in e["loc"])
+        key = ".".join(loc) or "<top level>"
+        if e["type"] == "extra_forbidden":
+            lines.append(f"  {key}: unknown key; {_suggest_key(schema, loc)}")
+        elif e["type"] == "value_error":
+            lines.append(f"  {key}: {e['msg'].removeprefix('Value error, ')}")  # our validators' messages already name the value
+        else:
+            lines.append(f"  {key}: {e['msg']} (got {e.get('input')!r})")
     return "\n".join(lines)
+
+
+def _field_paths(schema: type[BaseModel], prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """Return every key of ``schema`` as a path, sections' keys included (``("ppo", "learning_rate")``)."""
+    paths = []
+    for name, field in schema.model_fields.items():
+        paths.append((*prefix, name))
+        if isinstance(field.annotation, type) and issubclass(field.annotation, BaseModel):
+            paths += _field_paths(field.annotation, (*prefix, name))
+    return paths
+
+
+def _suggest_key(schema: type[BaseModel], loc: tuple[str, ...]) -> str:
+    """Return a hint for the unknown key at ``loc``: the nearest valid key in its section, else in another section."""
+    section, key = loc[:-1], loc[-1]
+    paths = _field_paths(schema)
+    here = [p[-1] for p in paths if p[:-1] == section]
+    close = difflib.get_close_matches(key, here, n=1)
+    if close:
+        return f"did you mean {'.'.join((*section, close[0]))}?"
+    elsewhere = difflib.get_close_matches(key, sorted({p[-1] for p in paths}), n=1)
+    if elsewhere:  # e.g. learning_rate at the top level of a config whose learning rate lives in ppo:
+        return "did you mean " + " or ".join(".".join(p) for p in paths if p[-1] == elsewhere[0]) + "?"
+    return "valid keys here: " + ", ".join(here)
+
+
+def _validates(schema: type[BaseModel], data: dict[str, Any]) -> bool:
+    try:
+        schema.model_validate(data)
+    except ValidationError:
+        return False
+    return True
+
+
+def _wrong_command(data: dict[str, Any], schema: type[BaseModel], source: str) -> str | None:
+    """Return an error naming the command that reads ``data`` when it is a valid config of another command, else None.
+
+    Two unknown keys at least: one alone is more likely a typo, which the per-key errors name with the nearest key.
+    """
+    unknown = sorted(set(data) - set(schema.model_fields))
+    if len(unknown) < 2:
+        return None
+    for other, command in _COMMANDS.items():
+        if other is not schema and set(data) <= set(other.model_fields) and _validates(other, data):
+            shown = ", ".join(unknown[:4]) + (f" and {len(unknown) - 4} more" if len(unknown) > 4 else "")
+            run = f"; run: {command} --config {source}" if source.endswith((".yaml", ".yml")) else ""
+            return (f"invalid training config {source}: it is a config for `{command}` (keys {shown} are {other.__name__} keys), "
+                    f"not for `{_COMMANDS.get(schema, schema.__name__)}`{run}")
+    return None
 
 
 def config_from_dict(data: dict[str, Any], source: str = "<dict>", schema: type[BaseModel] = TrainConfig) -> Any:
@@ -271,7 +329,7 @@ def config_from_dict(data: dict[str, Any], source: str = "<dict>", schema: type[
     try:
         return schema.model_validate(data)
     except ValidationError as err:
-        raise ValueError(_format_errors(err, source)) from None
+        raise ValueError(_wrong_command(data, schema, source) or _format_errors(err, source, schema)) from None
 
 
 def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
@@ -286,8 +344,23 @@ def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any
             node = node.setdefault(p, {})
             if not isinstance(node, dict):
                 raise ValueError(f"override {item!r}: {p!r} is not a section")
-        node[parts[-1]] = yaml.safe_load(raw)
+        try:
+            node[parts[-1]] = yaml.safe_load(raw)
+        except yaml.YAMLError as err:
+            raise ValueError(f"override {item!r}: the value is not valid YAML: {_yaml_problem(err)}") from None
     return data
+
+
+def _yaml_problem(err: yaml.YAMLError) -> str:
+    """Return PyYAML's error as one line: the problem and where (line and column counted from 1)."""
+    problem = getattr(err, "problem", None) or str(err)
+    mark = getattr(err, "problem_mark", None)
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    context = getattr(err, "context", None)
+    context_mark = getattr(err, "context_mark", None)
+    if context and context_mark is not None:
+        context = f"{context} at line {context_mark.line + 1}, column {context_mark.column + 1}"
+    return f"{problem}{where}" + (f" ({context})" if context else "")
 
 
 def add_run_arguments(parser: argparse.ArgumentParser, report_only_help: str = "") -> None:
@@ -306,12 +379,22 @@ def load_config(path: str | Path, overrides: list[str] | None = None, schema: ty
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"config file {str(path)!r} does not exist")
-    data = yaml.safe_load(path.read_text()) or {}
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as err:
+        raise ValueError(f"invalid training config {path}: not valid YAML: {_yaml_problem(err)}") from None
     if overrides:
         if not isinstance(data, dict):
             raise ValueError(f"invalid training config {path}: the top level must be a mapping")
         data = apply_overrides(data, overrides)
     return config_from_dict(data, source=str(path), schema=schema)
 
+
+# The command that reads each kind of config, named when a config is given to another one.
+_COMMANDS: dict[type[BaseModel], str] = {
+    TrainConfig: "python -m training.train",
+    SB3Config: "python -m training.train_sb3",
+    DistillConfig: "python -m training.distill",
+}
 
 __all__ = ["DistillConfig", "DistillEvalConfig", "EvalConfig", "ModelConfig", "PPOConfig", "SB3Config", "SelfPlayConfig", "TrainConfig", "add_run_arguments", "apply_overrides", "config_from_dict", "load_config"]

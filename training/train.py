@@ -249,26 +249,54 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def resume_file(path: Path, report_only: bool = False) -> Path:
+    """Return the checkpoint to resume (or report on) for ``--resume PATH``; raise ``ValueError`` saying why a path cannot be resumed."""
+    if path.is_dir():
+        if (path / LATEST).is_file():
+            return path / LATEST
+        if (path / BEST).is_file():
+            if report_only:
+                return path / BEST  # a shipped run may hold only best.pt
+            raise ValueError(_not_resumable(path / BEST, f"run directory {str(path)!r} holds {BEST} but no {LATEST}"))
+        raise ValueError(f"run directory {str(path)!r} holds no {LATEST}: there is nothing to resume (start the run with --config, without --resume)")
+    if not path.is_file():
+        raise ValueError(f"--resume {str(path)!r}: no such run directory or checkpoint")
+    return path
+
+
+def _not_resumable(best: Path, what: str) -> str:
+    """Return the message for a weights-only checkpoint given to ``--resume``, with what to do instead."""
+    run = best.parent
+    return (f"{what}: it keeps the weights only (no optimizer or random state), so it cannot be resumed. "
+            f"To train on from its weights, start a new run whose config sets init_checkpoint: {run} and the same model section "
+            f"(as configs/selfplay_finetune.yaml does for checkpoints/distill_expectimax), e.g. "
+            f"python -m training.train --config CONFIG.yaml --set init_checkpoint={run} --set run_name=NEW_NAME")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.config is None and args.resume is None:
         build_parser().error("give --config, --resume PATH, or both")
     try:
         if args.resume is not None and (args.resume or args.config is None):
-            resume_path = Path(args.resume)
-            ckpt_file = resume_path / LATEST if resume_path.is_dir() else resume_path
-            if args.report_only and resume_path.is_dir() and not ckpt_file.is_file():
-                ckpt_file = resume_path / BEST  # a shipped run may hold only best.pt
-            data = load_checkpoint(ckpt_file)["config"]
-            cfg = config_from_dict(apply_overrides(data, args.overrides), source=str(ckpt_file))
+            ckpt_file = resume_file(Path(args.resume), args.report_only)
+            ckpt = load_checkpoint(ckpt_file)
+            if not args.report_only and (ckpt.get("optimizer") is None or "rng" not in ckpt):
+                raise ValueError(_not_resumable(ckpt_file, f"{str(ckpt_file)!r} is a weights-only checkpoint"))
+            cfg = config_from_dict(apply_overrides(ckpt["config"], args.overrides), source=str(ckpt_file))
             run_dir = Path(args.run_dir) if args.run_dir else ckpt_file.parent
         else:
             cfg = load_config(args.config, args.overrides)
             run_dir = Path(args.run_dir) if args.run_dir else run_directory(cfg)
-            ckpt_file = run_dir / LATEST
+            ckpt_file = resume_file(run_dir, args.report_only) if args.resume is not None else run_dir / LATEST
         trainer = Trainer(cfg, run_dir, progress=not args.no_progress)
         if args.resume is not None and not args.report_only:
             trainer.load(ckpt_file)
+            if trainer.update >= cfg.total_updates:
+                print(f"run {str(run_dir)!r} is complete: {trainer.update} of {cfg.total_updates} updates done, nothing to train.\n"
+                      f"To train it further, raise total_updates: python -m training.train --resume {run_dir} --set total_updates={trainer.update + cfg.total_updates}\n"
+                      f"To write its evaluation report again: python -m training.train --resume {run_dir} --report-only")
+                return 0
             print(f"resumed {ckpt_file} at update {trainer.update}/{cfg.total_updates}")
     except (ValueError, FileNotFoundError) as err:
         print(f"error: {err}", file=sys.stderr)

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from grinch_env.evaluation.ratings import mean_interval, rate_games, wilson_interval
+from grinch_env.evaluation.report import repeated_names_note
 from grinch_env.evaluation.tournament import Table, build_agent, lineups, run_game, schedule
 from grinch_env.games import DEFAULT_GAME, GAMES, GameSpec, get_game
 
@@ -80,11 +81,13 @@ class EvalResult:
         lines = [
             f"{spec.title}: {self.num_games} games, {self.num_players} players, seed {self.seed}, cycle {self.cycle_size} line-ups"
             + ("" if self.balanced else " (last cycle partial: seats not exactly balanced)"),
-            f"({'highest' if spec.highest_total_wins else 'lowest'} total wins; 'as {role_a}'/'as {role_b}': mean points per round in that role;"
-            " a name#2 is a second copy of the same agent)",
+            f"({'highest' if spec.highest_total_wins else 'lowest'} total wins; 'as {role_a}'/'as {role_b}': mean points per round in that role)",
             head,
             "-" * len(head),
         ]
+        note = repeated_names_note(self.agents)
+        if note:
+            lines.insert(2, note)
         order = sorted(self.per_agent, key=lambda a: -self.per_agent[a]["rating"]["ordinal"])
         for name in order:
             a = self.per_agent[name]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,25 @@ def write_report(result: Any, out_dir: str | os.PathLike) -> None:
     _plots(result, out)
 
 
+def match_title(result: Any) -> str:
+    """Return who played and how much: ``"run/best vs 3 x greedy: 4 players, 200 games"`` (repeated seats counted)."""
+    counts: dict[str, int] = {}
+    for name in result.agents:
+        base = re.sub(r"#\d+$", "", name)
+        counts[base] = counts.get(base, 0) + 1
+    match = " vs ".join(f"{k} x {base}" if k > 1 else base for base, k in counts.items())
+    return f"{match}: {result.num_players} players, {result.num_games} games"
+
+
+def repeated_names_note(names: list[str]) -> str | None:
+    """Return what ``greedy#2`` style names mean, or None when no agent is repeated."""
+    repeats = [m for m in (re.fullmatch(r"(.*)#(\d+)", n) for n in names) if m]
+    if not repeats:
+        return None
+    copies = ", ".join(f"{m.group(0)} = copy {m.group(2)} of {m.group(1)}" for m in repeats)
+    return f"{copies} (an agent given more than once plays as separate copies in their own seats, each listed apart)"
+
+
 def _plots(result: Any, out: Path) -> None:
     import matplotlib
 
@@ -27,7 +47,18 @@ def _plots(result: Any, out: Path) -> None:
     names = list(result.per_agent)
     stats = [result.per_agent[n] for n in names]
     x = np.arange(len(names))
-    title = f"{result.num_players} players, {result.num_games} games"
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    title = match_title(result)
+    note = repeated_names_note(names)
+
+    def save(fig: Any, name: str) -> None:
+        if note:
+            fig.text(0.01, 0.01, note, fontsize="x-small", ha="left", va="bottom")
+        fig.tight_layout(rect=(0, 0.05 if note else 0, 1, 1))
+        fig.savefig(out / name, dpi=100, bbox_inches="tight")
+        plt.close(fig)
 
     fig, ax = plt.subplots(figsize=(max(4, 1.2 * len(names) + 2), 3.5))
     rates = np.array([s["win_rate"] for s in stats])
@@ -37,20 +68,26 @@ def _plots(result: Any, out: Path) -> None:
     ax.axhline(1 / result.num_players, color="grey", linestyle="--", linewidth=1, label="1 / players")
     ax.set_xticks(x, names, rotation=20, ha="right")
     ax.set_ylabel("win rate per seat (95% Wilson CI)")
-    ax.set_title(title)
+    ax.set_title(f"win rate, {title}", fontsize="medium")
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(out / "win_rates.png", dpi=100)
-    plt.close(fig)
+    save(fig, "win_rates.png")
 
-    fig, ax = plt.subplots(figsize=(max(4, 1.2 * len(names) + 2), 3.5))
-    ax.boxplot([s["scores"] for s in stats], showmeans=True)
+    fig, ax = plt.subplots(figsize=(max(4, 1.2 * len(names) + 2) + 3, 3.5))
+    marks = ax.boxplot([s["scores"] for s in stats], showmeans=True)
     ax.set_xticks(x + 1, names, rotation=20, ha="right")
     ax.set_ylabel("final total per seat")
-    ax.set_title(f"score distribution, {title}")
-    fig.tight_layout()
-    fig.savefig(out / "scores.png", dpi=100)
-    plt.close(fig)
+    ax.set_title(f"final totals, {title}", fontsize="medium")
+    mean, median = marks["means"][0], marks["medians"][0]
+    key = [
+        Patch(facecolor="none", edgecolor="black", label="box: middle half of the games"),
+        Line2D([], [], color=median.get_color(), label="line: median"),
+        Line2D([], [], color="none", marker=mean.get_marker(), markerfacecolor=mean.get_markerfacecolor(), markeredgecolor=mean.get_markeredgecolor(),
+               label="triangle: mean"),
+        Line2D([], [], color="black", label="whiskers: furthest totals within\n1.5 box heights of the box"),
+        Line2D([], [], color="none", marker="o", markerfacecolor="none", markeredgecolor="black", label="circles: totals beyond"),
+    ]
+    ax.legend(handles=key, fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1))
+    save(fig, "scores.png")
 
     row_names = result.spec.row_names
     if not row_names:  # a game without a score pad (Gnoming) has no row plot
@@ -61,8 +98,6 @@ def _plots(result: Any, out: Path) -> None:
         ax.bar(np.arange(len(row_names)) + i * width, [r["points_per_game"] for r in s["rows"]], width, label=names[i])
     ax.set_xticks(np.arange(len(row_names)) + 0.4 - width / 2, row_names)
     ax.set_ylabel("mean points per game in the row")
-    ax.set_title(f"score pad usage, {title}")
+    ax.set_title(f"points per score-pad row, {title}", fontsize="medium")
     ax.legend(fontsize="small")
-    fig.tight_layout()
-    fig.savefig(out / "rows.png", dpi=100)
-    plt.close(fig)
+    save(fig, "rows.png")

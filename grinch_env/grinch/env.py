@@ -152,6 +152,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.game_seed: int | None = None
         self.action_log: list[tuple[str, int]] = []
 
+    def __getattr__(self, name: str) -> Any:
+        # Only reached when normal lookup fails: the per-game attributes that reset() creates, read before reset().
+        if name in _RESET_FIRST:
+            raise AttributeError(f"raw_env.{name} does not exist before reset(): call env.reset() (optionally with a seed) first")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
 
@@ -185,7 +191,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         return self._encoder.observe(self._game, self.agent_name_mapping[agent])
 
     def step(self, action: int | None) -> None:
-        agent = self.agent_selection
+        try:
+            agent = self.agent_selection
+        except AttributeError:  # set by reset(); a try costs nothing on the normal path
+            raise RuntimeError("raw_env.step() before reset(): call env.reset() (optionally with a seed) first") from None
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
@@ -358,8 +367,8 @@ class ClassicWrapper(BaseWrapper):
         agent = e.agent_selection
         dead = e.terminations[agent] or e.truncations[agent]
         # Fast path of Discrete(62).contains for plain ints; anything else asks the space.
-        if not (type(action) is int and 0 <= action < NUM_ACTIONS):
-            assert (action is None and dead) or e.action_space(agent).contains(action), "action is not in action space"
+        if not (type(action) is int and 0 <= action < NUM_ACTIONS) and not ((action is None and dead) or e.action_space(agent).contains(action)):
+            raise AssertionError(_bad_action_message(action, agent, dead))
         if dead:
             e.unwrapped._was_dead_step(action)
             return
@@ -396,6 +405,15 @@ class ClassicWrapper(BaseWrapper):
 
     def __str__(self) -> str:
         return str(self.env)
+
+
+def _bad_action_message(action: Any, agent: str, dead: bool) -> str:
+    """Return the error for an action outside the action space (an AssertionError, as PettingZoo's AssertOutOfBoundsWrapper raises)."""
+    if dead:
+        return f"action is not in action space: {agent} is terminated, so its action must be None, got {action!r}"
+    if action is None:
+        return f"action is not in action space: None is only for a terminated agent; {agent} is to act: give an int in 0..{NUM_ACTIONS - 1}"
+    return f"action is not in action space: got {action!r} ({type(action).__name__}) for {agent}; allowed: an int in 0..{NUM_ACTIONS - 1} (Discrete({NUM_ACTIONS}))"
 
 
 class _AgentIterator:

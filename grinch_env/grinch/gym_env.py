@@ -1,9 +1,11 @@
 """Gymnasium single-agent view of *Grinch Grow Your Heart*: one learner seat, the other seats played by agents.
 
-Creation::
+Creation (the ``grinch_env:`` prefix makes Gymnasium import the package,
+which registers the id; after ``import grinch_env`` the bare id works too;
+Gymnasium 1.0 removed the entry-point plugins that registered ids without an import)::
 
-    import gymnasium, grinch_env
-    env = gymnasium.make("grinch_env/GrinchGrowYourHeart-v0", num_players=4, opponents=["greedy"])
+    import gymnasium
+    env = gymnasium.make("grinch_env:grinch_env/GrinchGrowYourHeart-v0", num_players=4, opponents=["greedy"])
     obs, info = env.reset(seed=0)
     obs, reward, terminated, truncated, info = env.step(int(info["action_mask"].nonzero()[0][0]))
 
