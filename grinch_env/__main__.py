@@ -3,12 +3,14 @@
 Example::
 
     python -m grinch_env --players 4 --seed 7
+    python -m grinch_env --game gnoming --players 5 --seed 7
 
 Prints every move as ``python -m grinch_env.play`` describes it, with every
 hand shown (the deal, each Who's two automatic draws, the Grinch's draws and
 the card each draw took, every discard, the row each player scores), the
 score pads with labelled columns after each round, and the final totals and
-rewards.  The same seed gives the same game.
+rewards.  The same seed gives the same game.  ``--game gnoming`` watches a
+game of *Gnoming A Round* the same way, every layout shown as a 3x3 grid.
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ from grinch_env.play import describe_action
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Return the parsed command line."""
     parser = argparse.ArgumentParser(prog="python -m grinch_env", description="Play one seeded game of Grinch Grow Your Heart between random agents.")
-    parser.add_argument("--players", type=int, default=4, choices=range(MIN_PLAYERS, MAX_PLAYERS + 1), help="table size (default 4)")
+    parser.add_argument("--game", choices=("grinch", "gnoming"), default="grinch", help="the game (default grinch)")
+    parser.add_argument("--players", type=int, default=4, choices=range(MIN_PLAYERS, MAX_PLAYERS + 2), help="table size (grinch 2..6, gnoming 3..7; default 4)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals and of the random agents (default 0)")
     parser.add_argument("--bonus-layout", default="standard", choices=("standard", "none"), help="bonus cards (default standard)")
     parser.add_argument("--first-grinch", type=int, default=0, help="seat of the first Grinch (default 0)")
@@ -39,6 +42,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     """Play the game the command line describes, print it, and return the exit status 0."""
     args = parse_args(argv)
+    if args.game == "gnoming":
+        return _watch_gnoming(args)
     try:
         env = raw_env(
             num_players=args.players,
@@ -109,6 +114,19 @@ def pad_table(game: Game) -> str:
     rows = [[f"player_{p}"] + ["." if v is None else str(v) for v in game.score_sheet[p]] + [str(game.totals[p])] for p in range(game.num_players)]
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
     return "\n".join("  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(r, widths))) for r in [head, *rows])
+
+
+
+def _watch_gnoming(args: argparse.Namespace) -> int:
+    """Print a seeded game of Gnoming A Round between random agents (the terminal game's watch mode)."""
+    import sys
+
+    from grinch_env.gnoming.play import play
+
+    if args.players not in range(3, 8):
+        raise SystemExit(f"python -m grinch_env: error: Gnoming A Round is played by 3..7 players, got {args.players}")
+    play(args.players, ["random"], args.seed, None, sys.stdin, sys.stdout)
+    return 0
 
 
 if __name__ == "__main__":

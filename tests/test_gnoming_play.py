@@ -131,3 +131,20 @@ def test_bad_arguments_are_refused_with_a_message(argv, message, capsys):
     with pytest.raises(SystemExit):
         main(argv, io.StringIO(""), io.StringIO())
     assert message in capsys.readouterr().err
+
+
+def test_watch_mode_prints_every_layout_and_the_final_totals(capsys):
+    from grinch_env.__main__ import main as watch_main
+
+    assert watch_main(["--game", "gnoming", "--players", "3", "--seed", "4"]) == 0
+    out = capsys.readouterr().out
+    game = Game(3, rng=4)
+    agents = [make_agent("random", seed=int(s), game="gnoming") for s in np.random.SeedSequence(4).generate_state(3)]
+    while not game.done:
+        p = game.current
+        game.step(agents[p].act(encode(game, p), action_mask(game, p)))
+    assert out.startswith("Gnoming A Round: 3 players (random, random, random), seed 4; lowest total after 3 rounds wins.")
+    assert out.count("Round 1 of 3, reveal") == 1 and out.count("Round 2 of 3") == 1 and out.count("Round 3 of 3") == 1
+    assert f"Final totals: seat 0 (random) {game.totals[0]}, seat 1 (random) {game.totals[1]}, seat 2 (random) {game.totals[2]}" in out
+    with pytest.raises(SystemExit, match="Gnoming A Round is played by 3..7 players, got 2"):
+        watch_main(["--game", "gnoming", "--players", "2"])

@@ -173,26 +173,37 @@ def describe_action(game: Game, seat: int, action: int, names: Sequence[str]) ->
     return f"{who}: {desc}"
 
 
-def play(num_players: int, opponents: Sequence[str], seed: int | None, seat: int, stdin: TextIO, stdout: TextIO) -> Game:
-    """Play one game with the human at ``seat``; return the game (finished unless the player quit)."""
+def play(num_players: int, opponents: Sequence[str], seed: int | None, seat: int | None, stdin: TextIO, stdout: TextIO) -> Game:
+    """Play one game with the human at ``seat``; return the game (finished unless the player quit).
+
+    ``seat=None`` watches a game between the agents (every seat an opponent;
+    each layout is shown as a grid at the start and after every round).
+    """
     if isinstance(num_players, bool) or not isinstance(num_players, int) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
         raise ValueError(f"--players must be in {MIN_PLAYERS}..{MAX_PLAYERS}, got {num_players!r}")
     n = num_players
-    if not 0 <= seat < n:
+    watching = seat is None
+    if watching:
+        seat = -1
+    elif not 0 <= seat < n:
         raise ValueError(f"--seat must be in 0..{n - 1} for {n} players, got {seat}")
     if not opponents:
         raise ValueError("give at least one opponent, e.g. --opponents search,greedy")
-    if len(opponents) > n - 1:
+    if len(opponents) > n - 1 and not watching:
         raise ValueError(f"{len(opponents)} opponents given but a {n}-player table has {n - 1} other seats")
     seeds = np.random.SeedSequence(seed).generate_state(n)
     agents: dict[int, object] = {}
     names = ["you"] * n
-    for i in range(1, n):
+    for i in range(0 if watching else 1, n):
         p = (seat + i) % n
         agents[p] = make_agent(opponents[(i - 1) % len(opponents)], seed=int(seeds[p]), game="gnoming")
         names[p] = agents[p].name
     game = Game(n, rng=seed)
-    print(f"Gnoming A Round: {n} players, you are seat {seat}; lowest total after 3 rounds wins. Type 'help' for moves.", file=stdout)
+    if watching:
+        print(f"Gnoming A Round: {n} players ({', '.join(names)}), seed {seed}; lowest total after 3 rounds wins.", file=stdout)
+        print(render_for(game, names), file=stdout)
+    else:
+        print(f"Gnoming A Round: {n} players, you are seat {seat}; lowest total after 3 rounds wins. Type 'help' for moves.", file=stdout)
     last_round = game.round
     try:
         while not game.done:
@@ -214,11 +225,16 @@ def play(num_players: int, opponents: Sequence[str], seed: int | None, seat: int
                 last_round = game.round
                 print(f"-- round {len(game.round_scores)} over; scores: " + ", ".join(f"seat {q} {scores[q]}" for q in range(n))
                       + "; totals: " + ", ".join(f"seat {q} {game.totals[q]}" for q in range(n)), file=stdout)
+                if watching and not game.done:
+                    print(render_for(game, names), file=stdout)
     except QuitError:
         print("\nGame left. Bye!", file=stdout)
         return game
     winners = game.winners()
     print("Final totals: " + ", ".join(f"seat {q} ({names[q]}) {game.totals[q]}" for q in range(n)), file=stdout)
+    if watching:
+        print(f"Winner: {', '.join(f'seat {w} ({names[w]})' for w in winners)}", file=stdout)
+        return game
     print("You win!" if seat in winners and len(winners) == 1 else
           "You share the win!" if seat in winners else f"Winner: {', '.join(f'seat {w} ({names[w]})' for w in winners)}", file=stdout)
     return game
