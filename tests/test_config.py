@@ -54,11 +54,13 @@ def test_unknown_key_suggests_the_nearest_key_here_then_in_another_section():
         "invalid training config x.yaml:\n"
         "  eval.num_player: unknown key; did you mean eval.num_players?\n"
         "  learning_rate: unknown key; did you mean ppo.learning_rate?\n"
-        "  zzz: unknown key; valid keys here: run_name, checkpoint_dir, seed, num_players, bonus_layout, reward_mode, num_envs, "
+        "  zzz: unknown key; valid keys here: game, run_name, checkpoint_dir, seed, num_players, bonus_layout, reward_mode, num_envs, "
         "total_updates, torch_threads, save_every, tensorboard, init_checkpoint, model, ppo, selfplay, eval"
     )
-    with pytest.raises(ValueError, match=r"^invalid training config <dict>:\n  games: unknown key; did you mean eval\.games\?$"):
-        config_from_dict({"games": 10})
+    with pytest.raises(ValueError, match=r"^invalid training config <dict>:\n  final_games: unknown key; did you mean eval\.final_games\?$"):
+        config_from_dict({"final_games": 10})
+    with pytest.raises(ValueError, match=r"^invalid training config <dict>:\n  games: unknown key; did you mean game\?$"):
+        config_from_dict({"games": 10})  # the nearest key here (the game) comes before keys of other sections
 
 
 def test_a_config_for_another_command_names_that_command():
@@ -152,3 +154,21 @@ def test_distill_config_errors_name_the_key():
     with pytest.raises(ValueError, match=r"explore: Input should be less than or equal to 1"):
         config_from_dict({"explore": 1.5}, schema=DistillConfig)
     assert config_from_dict({"num_players": 3}, schema=DistillConfig).table_sizes == [3]
+
+
+def test_game_key_checks_sizes_reward_mode_and_grinch_only_options():
+    cfg = config_from_dict({"game": "gnoming", "num_players": [3, 7], "model": {"action_features": False}})
+    assert cfg.game == "gnoming" and cfg.reward_mode == "win_loss" and cfg.game_options() == {}
+    assert config_from_dict({}).reward_mode == "win"  # the Grinch's default
+    with pytest.raises(ValueError, match=r"num_players: table sizes must be an int or a non-empty list of ints in 3\.\.7 \(Gnoming A Round\), got 2"):
+        config_from_dict({"game": "gnoming", "num_players": 2, "model": {"action_features": False}})
+    with pytest.raises(ValueError, match=r"reward_mode: Gnoming A Round takes one of \['win_loss', 'margin'\], got 'win'"):
+        config_from_dict({"game": "gnoming", "reward_mode": "win", "model": {"action_features": False}})
+    with pytest.raises(ValueError, match=r"model\.action_features: the action features are the Grinch's hand values; set model\.action_features: false"):
+        config_from_dict({"game": "gnoming"})
+    with pytest.raises(ValueError, match=r"bonus_layout: Gnoming A Round has no bonus cards"):
+        config_from_dict({"game": "gnoming", "bonus_layout": "none", "model": {"action_features": False}})
+    with pytest.raises(ValueError, match=r"eval\.num_players: Grinch Grow Your Heart is played by 2\.\.6 players, got 7"):
+        config_from_dict({"eval": {"num_players": [7]}})
+    with pytest.raises(ValueError, match=r"game: Input should be 'grinch' or 'gnoming'"):
+        config_from_dict({"game": "chess"})
