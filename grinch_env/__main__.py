@@ -19,9 +19,10 @@ import argparse
 
 import numpy as np
 
+from grinch_env.games import get_game
 from grinch_env.grinch.cards import card_name
 from grinch_env.grinch.env import REWARD_MODES, raw_env
-from grinch_env.grinch.game import DEAL_SIZE, DRAW_PILE_ACTION, MAX_PLAYERS, MIN_PLAYERS, PHASE_DISCARD, PHASE_SCORE, SCORE_BASE, Game
+from grinch_env.grinch.game import DEAL_SIZE, DRAW_PILE_ACTION, PHASE_DISCARD, PHASE_SCORE, SCORE_BASE, Game
 from grinch_env.grinch.scoring import ROW_NAMES
 from grinch_env.play import describe_action
 
@@ -30,13 +31,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Return the parsed command line."""
     parser = argparse.ArgumentParser(prog="python -m grinch_env", description="Play one seeded game of Grinch Grow Your Heart between random agents.")
     parser.add_argument("--game", choices=("grinch", "gnoming"), default="grinch", help="the game (default grinch)")
-    parser.add_argument("--players", type=int, default=4, choices=range(MIN_PLAYERS, MAX_PLAYERS + 2), help="table size (grinch 2..6, gnoming 3..7; default 4)")
+    parser.add_argument("--players", type=int, default=4, help="table size (grinch 2..6, gnoming 3..7; default 4)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals and of the random agents (default 0)")
     parser.add_argument("--bonus-layout", default="standard", choices=("standard", "none"), help="bonus cards (default standard)")
     parser.add_argument("--first-grinch", type=int, default=0, help="seat of the first Grinch (default 0)")
     parser.add_argument("--num-rounds", type=int, default=None, help="rounds to play (default: the rules' number)")
     parser.add_argument("--reward-mode", default="win", choices=REWARD_MODES, help="terminal reward (default win)")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    spec = get_game(args.game)
+    if args.players not in spec.player_counts():
+        parser.error(f"argument --players: {args.players} is not a table size of {spec.title}: choose from {spec.min_players}..{spec.max_players}")
+    return args
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -242,7 +242,7 @@ def test_plots_name_the_match_explain_the_box_plot_and_repeated_names(tmp_path, 
         "box: middle half of the games", "line: median", "triangle: mean",
         "whiskers: furthest totals within\n1.5 box heights of the box", "circles: totals beyond"], [note])
     assert saved["rows.png"] == (f"points per score-pad row, {match}", ["greedy", "random", "random#2", "random#3"], [note])
-    assert result.table().splitlines()[1] == note
+    assert result.table().splitlines()[1:3] == ["(highest total wins; 'as Grinch'/'as Who': mean points per round in that role)", note]
     two = evaluate(["expectimax", "greedy"], 4, 2, seed=0)
     write_report(two, tmp_path / "two")
     assert saved["win_rates.png"] == ("win rate, expectimax vs greedy: 4 players, 2 games", ["1 / players"], [])  # no repeats: no note

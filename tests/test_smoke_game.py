@@ -111,4 +111,6 @@ def test_main_as_a_module_and_bad_arguments():
     bad = subprocess.run([sys.executable, "-m", "grinch_env", "--first-grinch", "5"], capture_output=True, text=True)
     assert bad.returncode != 0 and "first_grinch must be a seat in 0..3 for 4 players" in bad.stderr
     bad = subprocess.run([sys.executable, "-m", "grinch_env", "--players", "7"], capture_output=True, text=True)
-    assert bad.returncode == 2 and "invalid choice: 7" in bad.stderr
+    assert bad.returncode == 2 and "argument --players: 7 is not a table size of Grinch Grow Your Heart: choose from 2..6" in bad.stderr
+    bad = subprocess.run([sys.executable, "-m", "grinch_env", "--game", "gnoming", "--players", "2"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "argument --players: 2 is not a table size of Gnoming A Round: choose from 3..7" in bad.stderr
