@@ -5,35 +5,35 @@ One shape for 3..7 players: seats are listed by *relative seat*
 ``r >= n`` are zero.  Nobody ever holds private information (§5), so every
 seat's tensor is the same public state, rotated to that seat.
 
-=========  =======  =========================================================
-indices    size     meaning
-=========  =======  =========================================================
-0..818     7x9x13   layouts: index ``117 r + 13 p + c``, ``c`` the kind
-                    one-hot (0..11) or ``c = 12`` face down
-819..825   7        seat ``r`` is at the table
-826..903   2x3x13   the top 3 cards of pile A, then pile B, top first: kind
-                    one-hot, or channel 12 = no card
-904..927   2x12     count of each kind in pile A, then pile B, / 14
-928..939   12       never-seen count of each kind (face-down slots and a
-                    draw pile never reshuffled) / 14
-940..951   12       count of each kind in a reshuffled draw pile / 14
-952..954   3        draw pile size / 110; reshuffled flag; Hazards removed / 3
-955..967   13       held card kind one-hot (channel 12 = none)
-968..972   5        held card source: draw pile, pile A, pile B, bounce, displaced
-973..981   9        own slots filled this turn (zero unless the observer is the turn player)
-982..985   4        phase: reveal, draw, play/bounce/discard, Hazard response
-986..988   3        round one-hot
-989        1        turns this round / (``max_turns_per_player`` * n)
-990..996   7        relative seat of this round's first player
-997..1003  7        relative seat of the player who went out (zero if nobody)
-1004..1010 7        relative seat still has a final turn
-1011..1017 7        relative seat of the Hazard discarder (during responses)
-1018..1024 7        totals by relative seat / 100
-1025..1045 3x7      round scores by round and relative seat / 50 (zero for rounds not played)
-=========  =======  =========================================================
+==========  =======  =========================================================
+indices     size     meaning
+==========  =======  =========================================================
+0..818      7x9x13   layouts: index ``117 r + 13 p + c``, ``c`` the kind
+                     one-hot (0..11) or ``c = 12`` face down
+819..825    7        seat ``r`` is at the table
+826..903    2x3x13   the top 3 cards of pile A, then pile B, top first: kind
+                     one-hot, or channel 12 = no card
+904..927    2x12     count of each kind in pile A, then pile B, / 14
+928..939    12       never-seen count of each kind (face-down slots and a
+                     draw pile never reshuffled) / 14
+940..951    12       count of each kind in a reshuffled draw pile / 14
+952..954    3        draw pile size / 110; reshuffled flag; Hazards removed / 3
+955..967    13       held card kind one-hot (channel 12 = none)
+968..972    5        held card source: draw pile, pile A, pile B, bounce, displaced
+973..981    9        own slots filled this turn (zero unless the observer is the turn player)
+982..985    4        phase: reveal, draw, play/bounce/discard, Hazard response
+986..988    3        round one-hot
+989         1        turns this round / (``max_turns_per_player`` * n)
+990..996    7        relative seat of this round's first player
+997..1003   7        relative seat of the player who went out (zero if nobody)
+1004..1010  7        relative seat still has a final turn
+1011..1017  7        relative seat of the Hazard discarder (during responses)
+1018..1024  7        totals by relative seat / 100
+1025..1045  3x7      round scores by round and relative seat / 50 (zero for rounds not played)
+==========  =======  =========================================================
 
 Totals and round scores may be negative, so those entries lie in
-``[-1.59, 2.49]`` and ``[-1.06, 1.66]`` (:data:`OBS_LOW`, :data:`OBS_HIGH`);
+``[-1.59, 2.49]`` and ``[-1.06, 1.66]`` (:func:`observation_bounds`);
 the turn counter may pass 1 during the final turns.  The action mask is
 ``int8[15]``, all zeros for a seat that is not to act.
 """
