@@ -7,7 +7,8 @@ played ``n`` times with the line-up rotated one seat each time, so each agent
 sits in every seat on the same shuffles (paired deals).  ``--games`` is rounded
 up to whole rotations.  A shared win counts as ``1/k`` of a win.  Win rates
 are per seat, so parity is ``1/n``.  Only decisions with two or more legal
-actions are timed (a forced move returns at once); run on an idle machine.
+actions are timed (a forced move returns at once), in wall-clock ms and in
+CPU ms of the process (the steadier figure on a shared machine).
 
 Usage::
 
@@ -48,10 +49,11 @@ def _play_deals(specs: list[str], num_players: int, deals: list[int], seed: int)
             while not game.done:
                 seat = game.current
                 view = encoder.observe(game, seat)
-                start = time.perf_counter()
+                start, cpu = time.perf_counter(), time.process_time()
                 action = agents[lineup[seat]].act(view["observation"], view["action_mask"])
                 if view["action_mask"].sum() > 1:
                     sums[lineup[seat]]["elapsed"] += time.perf_counter() - start
+                    sums[lineup[seat]]["cpu"] += time.process_time() - cpu
                     sums[lineup[seat]]["decisions"] += 1
                 game.step(action)
             winners = game.winners()
@@ -87,7 +89,8 @@ def run(specs: list[str], num_players: int, games: int, seed: int = 0, processes
         low, high = wilson_interval(total["wins"], seats)
         out[spec] = {"games": len(deals) * num_players, "seat_games": seats, "wins": total["wins"],
                      "win_rate": total["wins"] / seats, "low": low, "high": high, "mean_total": total["total"] / seats,
-                     "ms": 1e3 * total["elapsed"] / max(1, total["decisions"]), "decisions": int(total["decisions"])}
+                     "ms": 1e3 * total["elapsed"] / max(1, total["decisions"]),
+                     "cpu_ms": 1e3 * total["cpu"] / max(1, total["decisions"]), "decisions": int(total["decisions"])}
     return out
 
 
@@ -101,13 +104,13 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     specs = [s.strip() for s in args.agents.split(",") if s.strip()]
     print(f"{'players':>7} {'agent':<22} {'games':>6} {'seats':>6} {'win rate':>8} {'95% interval':>15} {'parity':>6} "
-          f"{'mean total':>10} {'ms/dec':>8}")
+          f"{'mean total':>10} {'ms/dec':>8} {'cpu ms':>8}")
     for n in args.players:
         t0 = time.perf_counter()
         result = run(specs, n, args.games, args.seed, args.processes)
         for spec, r in result.items():
             print(f"{n:>7} {spec:<22} {r['games']:>6} {r['seat_games']:>6} {r['win_rate']:>8.3f} "
-                  f"[{r['low']:.3f}, {r['high']:.3f}] {1 / n:>6.3f} {r['mean_total']:>10.2f} {r['ms']:>8.3f}", flush=True)
+                  f"[{r['low']:.3f}, {r['high']:.3f}] {1 / n:>6.3f} {r['mean_total']:>10.2f} {r['ms']:>8.3f} {r['cpu_ms']:>8.3f}", flush=True)
         print(f"{'':>7} ({time.perf_counter() - t0:.0f} s)", flush=True)
 
 

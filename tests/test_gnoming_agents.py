@@ -56,10 +56,12 @@ def position(mine, down, *, phase=DRAW_PHASE, held=None, source=None, piles=((K[
     game.piles = [list(p) for p in piles]
     game.draw_pile = [hidden] * 20
     game.phase, game.held, game.held_source = phase, held, source
+    game.touch()  # the state was edited directly: drop cached legal actions
     return game
 
 
 def decide(agent, game):
+    game.touch()  # tests edit positions between decisions
     return agent.act(encode(game, 0), action_mask(game, 0))
 
 
@@ -197,6 +199,7 @@ def test_greedy_bounces_a_card_where_it_completes_a_line():
 def test_greedy_flips_on_a_hazard_response_in_the_best_supported_slot():
     game = position(LINE, LINE_DOWN, phase=HAZARD_PHASE)
     game.current, game.turn_player, game.responders = 0, 2, [0]
+    game.touch()
     mask = action_mask(game, 0)
     assert mask[PASS] == 1
     # Slot 2 sees 5 5 (row) and -2 3 (column: 3 positive), slot 4 sees 8 -2 and 5 7, slot 6 sees 7 3 and 5 8:
