@@ -1,7 +1,7 @@
 """Benchmark: milliseconds per decision of each agent, by decision kind, in self-play games.
 
 Every agent plays all seats of ``--games`` seeded games driven through
-:class:`grinch_env.game.Game`; only calls with two or more legal actions are
+:class:`grinch_env.grinch.game.Game`; only calls with two or more legal actions are
 timed (a forced move returns at once).  Run it on an idle machine: the figures
 are wall-clock times.
 
@@ -20,8 +20,8 @@ from collections import defaultdict
 import numpy as np
 
 from grinch_env.agents import make_agent
-from grinch_env.encoding import Scales, action_mask, encode
-from grinch_env.game import Game
+from grinch_env.grinch.encoding import Scales, action_mask, encode
+from grinch_env.grinch.game import Game
 
 
 def time_agent(spec: str, num_players: int, games: int) -> dict[str, tuple[float, int]]:

@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> None:
         makers["connect_four_v3"] = connect_four_v3.env
         reference = list(makers)
     for n in args.players:
-        makers[f"grinch {n} players"] = lambda n=n: grinch_env.env(num_players=n)
+        makers[f"grinch {n} players"] = lambda n=n: grinch_env.grinch.env(num_players=n)
 
     # Interleaved rounds, best round per environment: on a shared machine the
     # load changes over time, and the best round is the least disturbed one.

@@ -3,11 +3,11 @@
 One run prints, for random legal play at one table size (observations and
 masks built at every decision, the random choice included):
 
-* the AEC env ``grinch_env.env`` (the loop of ``benchmarks/bench_env.py``:
+* the AEC env ``grinch_env.grinch.env`` (the loop of ``benchmarks/bench_env.py``:
   ``env.last()``, a random legal action, ``env.step``), counted in decisions
   (the ``None`` steps of terminated agents are not decisions);
-* the scalar-loop reference engine (``grinch_env._vector_reference``) at 64 games;
-* :class:`grinch_env.vector.VectorGrinch` at each batch size (default 1, 64,
+* the scalar-loop reference engine (``grinch_env.grinch._vector_reference``) at 64 games;
+* :class:`grinch_env.grinch.vector.VectorGrinch` at each batch size (default 1, 64,
   1024, 8192), with the numpy and (if numba is installed) the numba
   observation backend, with ``copy=True`` (default, new arrays every step)
   and, for the large sizes, ``copy=False`` (the engine's own buffers);
@@ -39,10 +39,10 @@ def _clock(cpu: bool) -> Callable[[], float]:
 
 
 def aec_decisions_per_second(num_players: int, seconds: float, cpu: bool, seed: int = 0) -> float:
-    """Return decisions per second of random legal play through ``grinch_env.env``."""
+    """Return decisions per second of random legal play through ``grinch_env.grinch.env``."""
     import grinch_env
 
-    env = grinch_env.env(num_players=num_players)
+    env = grinch_env.grinch.env(num_players=num_players)
     rng = np.random.default_rng(seed)
     clock = _clock(cpu)
     decisions = 0
@@ -82,8 +82,8 @@ def mlp_policy(hidden: int = 256):
     """Return a policy ``(obs, mask) -> actions``: a 2-layer MLP forward and a masked argmax (torch, no grad)."""
     import torch
 
-    from grinch_env.encoding import OBS_SIZE
-    from grinch_env.game import NUM_ACTIONS
+    from grinch_env.grinch.encoding import OBS_SIZE
+    from grinch_env.grinch.game import NUM_ACTIONS
 
     net = torch.nn.Sequential(
         torch.nn.Linear(OBS_SIZE, hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, NUM_ACTIONS)
@@ -100,8 +100,8 @@ def mlp_policy(hidden: int = 256):
 
 def mlp_forward_per_second(batch: int, seconds: float, cpu: bool) -> float:
     """Return observations per second through :func:`mlp_policy` alone (random inputs)."""
-    from grinch_env.encoding import OBS_SIZE
-    from grinch_env.game import NUM_ACTIONS
+    from grinch_env.grinch.encoding import OBS_SIZE
+    from grinch_env.grinch.game import NUM_ACTIONS
 
     policy = mlp_policy()
     obs = np.random.default_rng(0).random((batch, OBS_SIZE), dtype=np.float32)
@@ -146,14 +146,14 @@ def main(argv: list[str] | None = None) -> None:
 
     import torch
 
-    from grinch_env._vector_reference import ReferenceVectorGrinch
-    from grinch_env.vector import VectorGrinch
+    from grinch_env.grinch._vector_reference import ReferenceVectorGrinch
+    from grinch_env.grinch.vector import VectorGrinch
 
     torch.set_num_threads(1)  # the trainer's default on this shared machine
     n, sec, cpu = args.players, args.seconds, args.cpu
     rows: list[tuple[str, float]] = []
     aec = aec_decisions_per_second(n, sec, cpu)
-    rows.append(("AEC env (grinch_env.env)", aec))
+    rows.append(("AEC env (grinch_env.grinch.env)", aec))
     rows.append(("reference engine (scalar loop), 64 games", engine_decisions_per_second(ReferenceVectorGrinch(64, n, seed=0), sec, cpu)))
     backends = ["numpy"] + (["numba"] if VectorGrinch(1).backend == "numba" else [])
     for backend in backends:

@@ -1,20 +1,59 @@
-"""grinch_env: a PettingZoo benchmark for the card game *Grinch Grow Your Heart*.
+"""grinch_env: a PettingZoo benchmark for the card games *Grinch Grow Your Heart* and *Gnoming A Round*.
 
-``grinch_env.env(...)`` / ``grinch_env.raw_env(...)`` create the AEC
-environment (see :mod:`grinch_env.env` for its documentation page);
-:mod:`grinch_env.game` holds the rules, :mod:`grinch_env.scoring` the score pad.
+``grinch_env.env(...)`` / ``grinch_env.raw_env(...)`` create the Grinch AEC
+environment (its documentation page is :mod:`grinch_env.grinch.env`);
+``grinch_env.gnoming.env(...)`` the Gnoming one.  Each game is one subpackage
+(:mod:`grinch_env.grinch`, :mod:`grinch_env.gnoming`) behind the small game
+interface of :mod:`grinch_env.games`, which the tournaments, evaluation, play
+and training use for both.  Also exported: the batched engines
+(:class:`VectorGrinch`, :class:`VectorGnoming`), :func:`make_agent` and the
+Grinch encoding constants (:data:`OBS_SIZE`, :data:`NUM_ACTIONS`).
 """
 
-from grinch_env.env import env, raw_env, terminal_rewards
-from grinch_env.game import Game, IllegalActionError
+from importlib import import_module
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
 
-__version__ = "0.1.0"
-ENV_VERSION = "grinch_grow_your_heart_v0"
+from grinch_env import _aliases
 
-# Gymnasium single-agent wrapper (grinch_env/gym_env.py); the guard keeps re-imports from re-registering.
+# Every module that moved into grinch_env/grinch/ keeps its old import path.
+_aliases.install(
+    {f"grinch_env.{m}": f"grinch_env.grinch.{m}" for m in ("cards", "scoring", "game", "encoding", "env", "vector", "_vector_numba", "_vector_reference", "replay", "gym_env")}
+    | {f"grinch_env.agents.{m}": f"grinch_env.grinch.agents.{m}" for m in ("base", "simple", "expectimax", "handeval")}
+)
+
+from grinch_env.agents import make_agent  # noqa: E402
+from grinch_env.games import GAMES, get_game  # noqa: E402
+from grinch_env.grinch.encoding import OBS_SIZE  # noqa: E402
+from grinch_env.grinch.env import env, raw_env  # noqa: E402
+from grinch_env.grinch.game import NUM_ACTIONS, Game, IllegalActionError, terminal_rewards  # noqa: E402
+
+_aliases.bind_loaded()
+
+try:
+    __version__ = version("grinch_env")
+except PackageNotFoundError:  # running from a source tree that was never installed
+    __version__ = "0+unknown"
+ENV_VERSION = GAMES["grinch"].env_version
+
+# Imported on first use: the batched engines (numpy/numba) and the second game.
+_LAZY = {"VectorGrinch": "grinch_env.grinch.vector", "VectorGnoming": "grinch_env.gnoming.vector", "gnoming": "grinch_env.gnoming"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        module = import_module(_LAZY[name])
+        return module if name == "gnoming" else getattr(module, name)
+    raise AttributeError(f"module 'grinch_env' has no attribute {name!r}")
+
+
+# Gymnasium single-agent wrapper (grinch_env/grinch/gym_env.py); the guard keeps re-imports from re-registering.
 import gymnasium as _gymnasium  # noqa: E402
 
 if "grinch_env/GrinchGrowYourHeart-v0" not in _gymnasium.registry:
-    _gymnasium.register(id="grinch_env/GrinchGrowYourHeart-v0", entry_point="grinch_env.gym_env:GrinchGymEnv")
+    _gymnasium.register(id="grinch_env/GrinchGrowYourHeart-v0", entry_point="grinch_env.grinch.gym_env:GrinchGymEnv")
 
-__all__ = ["ENV_VERSION", "Game", "IllegalActionError", "__version__", "env", "raw_env", "terminal_rewards"]
+__all__ = [
+    "ENV_VERSION", "GAMES", "NUM_ACTIONS", "OBS_SIZE", "Game", "IllegalActionError", "VectorGnoming", "VectorGrinch", "__version__",
+    "env", "get_game", "make_agent", "raw_env", "terminal_rewards",
+]

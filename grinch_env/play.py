@@ -4,6 +4,9 @@ Usage::
 
     python -m grinch_env.play --players 4 --opponents expectimax,greedy,checkpoints/run1 [--seed S] [--seat K]
 
+``--game gnoming`` plays *Gnoming A Round* instead
+(:mod:`grinch_env.gnoming.play`, which takes the same options).
+
 The opponents fill the other seats in order from your left (a shorter list is
 repeated).  At the prompt type a move's number from the list, or its name:
 ``d W3`` (discard; ``W3'`` is the other copy), ``draw pile``, ``draw 2`` (the
@@ -22,9 +25,9 @@ from typing import TextIO
 import numpy as np
 
 from grinch_env.agents import make_agent
-from grinch_env.cards import RANK, SUIT, card_name, parse_card
-from grinch_env.encoding import action_mask, encode
-from grinch_env.game import (
+from grinch_env.grinch.cards import RANK, SUIT, card_name, parse_card
+from grinch_env.grinch.encoding import action_mask, encode
+from grinch_env.grinch.game import (
     DRAW_DISCARD_BASE,
     DRAW_PILE_ACTION,
     MAX_PLAYERS,
@@ -35,7 +38,7 @@ from grinch_env.game import (
     Game,
     check_num_players,
 )
-from grinch_env.scoring import NUM_ROWS, ROW_NAMES, bonus_points, row_scores
+from grinch_env.grinch.scoring import NUM_ROWS, ROW_NAMES, bonus_points, row_scores
 
 
 class QuitError(Exception):
@@ -208,7 +211,17 @@ def play(num_players: int, opponents: Sequence[str], seed: int | None, seat: int
 
 
 def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+    # --game picks the game; every other option belongs to that game's own parser.
+    chooser = argparse.ArgumentParser(add_help=False)
+    chooser.add_argument("--game", choices=("grinch", "gnoming"), default="grinch")
+    chosen, rest = chooser.parse_known_args(argv)
+    if chosen.game == "gnoming":
+        from grinch_env.gnoming.play import main as gnoming_main
+
+        return gnoming_main(rest, stdin, stdout)
+    argv = rest
     parser = argparse.ArgumentParser(prog="python -m grinch_env.play", description="Play Grinch Grow Your Heart in the terminal.")
+    parser.add_argument("--game", choices=("grinch", "gnoming"), default="grinch", help="the game (default grinch; gnoming: Gnoming A Round)")
     parser.add_argument("--players", type=int, default=4, help=f"table size {MIN_PLAYERS}..{MAX_PLAYERS} (default 4)")
     parser.add_argument("--opponents", default="expectimax", help="comma-separated agent names or checkpoint paths, from your left")
     parser.add_argument("--seed", type=int, default=None, help="deal and agent seed (default: random)")

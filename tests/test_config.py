@@ -41,10 +41,56 @@ def test_mixed_config_mixes_every_table_size():
 def test_unknown_key_is_an_error_naming_it(tmp_path):
     path = tmp_path / "bad.yaml"
     path.write_text("run_name: x\nppo:\n  learning_rat: 0.001\n")
-    with pytest.raises(ValueError, match=r"ppo\.learning_rat: Extra inputs are not permitted"):
+    with pytest.raises(ValueError, match=r"ppo\.learning_rat: unknown key; did you mean ppo\.learning_rate\?"):
         load_config(path)
-    with pytest.raises(ValueError, match=r"num_env: Extra inputs"):
+    with pytest.raises(ValueError, match=r"num_env: unknown key; did you mean num_envs\?"):
         config_from_dict({"num_env": 8})
+
+
+def test_unknown_key_suggests_the_nearest_key_here_then_in_another_section():
+    with pytest.raises(ValueError) as err:
+        config_from_dict({"learning_rate": 1e-3, "eval": {"num_player": [2]}, "zzz": 1}, source="x.yaml")
+    assert str(err.value) == (
+        "invalid training config x.yaml:\n"
+        "  eval.num_player: unknown key; did you mean eval.num_players?\n"
+        "  learning_rate: unknown key; did you mean ppo.learning_rate?\n"
+        "  zzz: unknown key; valid keys here: game, run_name, checkpoint_dir, seed, num_players, bonus_layout, reward_mode, num_envs, "
+        "total_updates, torch_threads, save_every, tensorboard, init_checkpoint, model, ppo, selfplay, eval"
+    )
+    with pytest.raises(ValueError, match=r"^invalid training config <dict>:\n  final_games: unknown key; did you mean eval\.final_games\?$"):
+        config_from_dict({"final_games": 10})
+    with pytest.raises(ValueError, match=r"^invalid training config <dict>:\n  games: unknown key; did you mean game\?$"):
+        config_from_dict({"games": 10})  # the nearest key here (the game) comes before keys of other sections
+
+
+def test_a_config_for_another_command_names_that_command():
+    with pytest.raises(ValueError) as err:
+        load_config(CONFIGS / "sb3_maskable_ppo.yaml")
+    sb3 = str(CONFIGS / "sb3_maskable_ppo.yaml")
+    assert str(err.value) == (
+        f"invalid training config {sb3}: it is a config for `python -m training.train_sb3` (keys batch_size, ent_coef, eval_games, "
+        f"eval_opponents and 9 more are SB3Config keys), not for `python -m training.train`; run: python -m training.train_sb3 --config {sb3}"
+    )
+    with pytest.raises(ValueError, match=r"it is a config for `python -m training\.distill` \(keys batch_size, epochs, explore, games_per_round and 5 more"):
+        load_config(CONFIGS / "distill_lookahead.yaml")
+    with pytest.raises(ValueError, match=r"it is a config for `python -m training\.train` .* not for `python -m training\.train_sb3`"):
+        load_config(CONFIGS / "default.yaml", schema=SB3Config)
+    # One unknown key is a typo, not another command's config (n_envs is an SB3Config key).
+    with pytest.raises(ValueError, match=r"^invalid training config <dict>:\n  n_envs: unknown key; did you mean num_envs\?$"):
+        config_from_dict({"n_envs": 4})
+
+
+def test_yaml_syntax_errors_name_the_file_line_and_column(tmp_path):
+    path = tmp_path / "broken.yaml"
+    path.write_text("run_name: x\nnum_envs: [1, 2\n")
+    with pytest.raises(ValueError) as err:
+        load_config(path)
+    assert str(err.value) == (
+        f"invalid training config {path}: not valid YAML: expected ',' or ']', but got '<stream end>' at line 3, column 1 "
+        "(while parsing a flow sequence at line 2, column 11)"
+    )
+    with pytest.raises(ValueError, match=r"^override 'num_envs=\[1,': the value is not valid YAML: .* at line 1, column 4"):
+        apply_overrides({}, ["num_envs=[1,"])
 
 
 def test_wrong_type_is_an_error_naming_the_key():
@@ -52,12 +98,12 @@ def test_wrong_type_is_an_error_naming_the_key():
         config_from_dict({"num_envs": "many"})
     with pytest.raises(ValueError, match=r"selfplay\.self_prob: Input should be a valid number"):
         config_from_dict({"selfplay": {"self_prob": [1]}})
-    with pytest.raises(ValueError, match=r"reward_mode: Input should be 'win' or 'margin'"):
+    with pytest.raises(ValueError, match=r"reward_mode: Input should be 'win', 'win_loss' or 'margin'"):
         config_from_dict({"reward_mode": "score"})
 
 
 def test_draw_lookahead_needs_action_features():
-    with pytest.raises(ValueError, match=r"model: Value error, draw_lookahead: true needs action_features: true"):
+    with pytest.raises(ValueError, match=r"model: draw_lookahead: true needs action_features: true"):
         config_from_dict({"model": {"action_features": False, "draw_lookahead": True}})
     assert load_config(CONFIGS / "distill_lookahead.yaml", schema=DistillConfig).model.draw_lookahead is True
     assert load_config(CONFIGS / "distill_expectimax.yaml", schema=DistillConfig).model.draw_lookahead is False
@@ -103,8 +149,26 @@ def test_every_field_has_a_description(schema):
 
 
 def test_distill_config_errors_name_the_key():
-    with pytest.raises(ValueError, match=r"num_players: Value error, table sizes must be .* in 2\.\.6, got \[7\]"):
-        config_from_dict({"num_players": 7}, schema=DistillConfig)
+    with pytest.raises(ValueError, match=r"^invalid training config <dict>:\n  num_players: table sizes must be an int or a non-empty list of ints in 2\.\.6, got 7$"):
+        config_from_dict({"num_players": 7}, schema=DistillConfig)  # the value as given, once (not "got [7] (got 7)")
     with pytest.raises(ValueError, match=r"explore: Input should be less than or equal to 1"):
         config_from_dict({"explore": 1.5}, schema=DistillConfig)
     assert config_from_dict({"num_players": 3}, schema=DistillConfig).table_sizes == [3]
+
+
+def test_game_key_checks_sizes_reward_mode_and_grinch_only_options():
+    cfg = config_from_dict({"game": "gnoming", "num_players": [3, 7], "model": {"action_features": False}})
+    assert cfg.game == "gnoming" and cfg.reward_mode == "win_loss" and cfg.game_options() == {}
+    assert config_from_dict({}).reward_mode == "win"  # the Grinch's default
+    with pytest.raises(ValueError, match=r"num_players: table sizes must be an int or a non-empty list of ints in 3\.\.7 \(Gnoming A Round\), got 2"):
+        config_from_dict({"game": "gnoming", "num_players": 2, "model": {"action_features": False}})
+    with pytest.raises(ValueError, match=r"reward_mode: Gnoming A Round takes one of \['win_loss', 'margin'\], got 'win'"):
+        config_from_dict({"game": "gnoming", "reward_mode": "win", "model": {"action_features": False}})
+    with pytest.raises(ValueError, match=r"model\.action_features: the action features are the Grinch's hand values; set model\.action_features: false"):
+        config_from_dict({"game": "gnoming"})
+    with pytest.raises(ValueError, match=r"bonus_layout: Gnoming A Round has no bonus cards"):
+        config_from_dict({"game": "gnoming", "bonus_layout": "none", "model": {"action_features": False}})
+    with pytest.raises(ValueError, match=r"eval\.num_players: Grinch Grow Your Heart is played by 2\.\.6 players, got 7"):
+        config_from_dict({"eval": {"num_players": [7]}})
+    with pytest.raises(ValueError, match=r"game: Input should be 'grinch' or 'gnoming'"):
+        config_from_dict({"game": "chess"})

@@ -4,7 +4,6 @@ from collections import Counter
 
 import numpy as np
 import pytest
-
 from grinch_env.cards import NUM_CARDS
 from grinch_env.encoding import encode
 from grinch_env.game import PHASE_DONE, Game

@@ -4,14 +4,9 @@ the wrapper's conventions (compared with PettingZoo's classic wrapper stack) and
 import json
 import warnings
 
+import grinch_env.encoding
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, seed_test
-from pettingzoo.utils import wrappers
-from pettingzoo.utils.env_logger import EnvLogger
-
-import grinch_env
-import grinch_env.encoding
 from grinch_env.cards import NUM_CARDS
 from grinch_env.encoding import (
     AT_TABLE,
@@ -41,6 +36,11 @@ from grinch_env.encoding import (
 from grinch_env.env import ClassicWrapper, raw_env, terminal_rewards
 from grinch_env.game import PHASE_DRAW, Game, IllegalActionError
 from grinch_env.scoring import bonus_points, max_bonus, row_scores
+from pettingzoo.test import api_test, seed_test
+from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
+
+import grinch_env
 
 
 def random_action(obs: dict, rng: np.random.Generator) -> int:
@@ -223,14 +223,38 @@ def test_wrapper_refuses_use_before_reset():
         ClassicWrapper(object())
 
 
-def test_wrapper_asserts_actions_in_the_space():
+def test_raw_env_used_before_reset_says_to_call_reset():
+    e = grinch_env.raw_env()
+    with pytest.raises(RuntimeError) as err:
+        e.step(0)
+    assert str(err.value) == "raw_env.step() before reset(): call env.reset() (optionally with a seed) first"
+    for read in (lambda: e.last(), lambda: e.agent_selection, lambda: e.rewards):
+        with pytest.raises(AttributeError, match=r"^raw_env\.(agent_selection|rewards) does not exist before reset\(\): call env\.reset\(\)"):
+            read()
+    with pytest.raises(AttributeError, match="^'raw_env' object has no attribute 'nothing'$"):
+        e.nothing  # noqa: B018 - other missing attributes keep Python's message
+    e.reset(seed=0)
+    e.step(e.legal_actions()[0])  # and after reset all is normal
+
+
+def test_wrapper_asserts_actions_in_the_space_naming_the_value_and_the_range():
     e = grinch_env.env()
     e.reset(seed=0)
-    for bad in (62, -1, None, 3.0, "3"):
-        with pytest.raises(AssertionError, match="action is not in action space"):
+    for bad, shown in ((62, "62 (int)"), (-1, "-1 (int)"), (3.0, "3.0 (float)"), ("a", "'a' (str)"), (np.int64(70), "np.int64(70) (int64)")):
+        with pytest.raises(AssertionError) as err:
             e.step(bad)
+        assert str(err.value) == f"action is not in action space: got {shown} for player_1; allowed: an int in 0..61 (Discrete(62))"
+    with pytest.raises(AssertionError) as err:
+        e.step(None)
+    assert str(err.value) == "action is not in action space: None is only for a terminated agent; player_1 is to act: give an int in 0..61"
     obs, *_ = e.last()
     e.step(np.int64(np.flatnonzero(obs["action_mask"])[0]))  # numpy integers are fine
+    obs, *_ = e.last()
+    e.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))  # an illegal move ends the game: every agent is now terminated
+    assert all(e.terminations.values())
+    with pytest.raises(AssertionError) as err:
+        e.step("x")
+    assert str(err.value) == f"action is not in action space: {e.agent_selection} is terminated, so its action must be None, got 'x'"
 
 
 def test_wrapper_checks_the_agent_iter_loop():

@@ -1,13 +1,18 @@
 import json
 import math
+from pathlib import Path
 
 import pytest
-
 from grinch_env.game import Game
-from training.evaluate import EvalResult, evaluate, league_specs, main, summarise, write_report
 from training.ratings import mean_interval, rate_games, wilson_interval
 from training.tournament import lineups, schedule
 
+from training.evaluate import EvalResult, evaluate, league_specs, main, summarise, write_report
+
+
+def _rounds(table):
+    """Return a game record's rounds from (grinch?, row, points) per seat, per round (the Grinch harness's Recorder entries)."""
+    return [[{"role": "Grinch" if g else "Who", "row": row, "points": pts} for g, row, pts in rnd] for rnd in table]
 
 def test_wilson_interval_of_7_out_of_10_by_hand():
     # p = 0.7, n = 10, z = 1.959964, z^2 = 3.841459: centre = (0.7 + z^2/20) / (1 + z^2/10) = 0.892073 / 1.384146 = 0.644494,
@@ -96,8 +101,8 @@ def test_evaluate_is_reproducible_and_independent_of_processes():
 
 
 def test_summary_figures_on_a_scripted_pair_of_games():
-    rounds_a = [[(1, 4, 20), (0, 5, 10)], [(0, 0, 12), (1, 6, 25)]]  # (grinch?, row, points) per seat, per round
-    rounds_b = [[(1, 4, 18), (0, 4, 15)], [(0, 5, 10), (1, 0, 9)]]
+    rounds_a = _rounds([[(1, 4, 20), (0, 5, 10)], [(0, 0, 12), (1, 6, 25)]])  # (grinch?, row, points) per seat, per round
+    rounds_b = _rounds([[(1, 4, 18), (0, 4, 15)], [(0, 5, 10), (1, 0, 9)]])
     records = [
         {"index": 0, "deal": 0, "lineup": [0, 1], "totals": [32, 35], "winners": [1], "rounds": rounds_a},
         {"index": 1, "deal": 0, "lineup": [1, 0], "totals": [28, 24], "winners": [0], "rounds": rounds_b},
@@ -114,7 +119,7 @@ def test_summary_figures_on_a_scripted_pair_of_games():
 
 
 def test_tied_winners_share_the_win():
-    rounds = [[(1, 4, 10), (0, 4, 10)]]
+    rounds = _rounds([[(1, 4, 10), (0, 4, 10)]])
     rec = {"index": 0, "deal": 0, "lineup": [0, 1], "totals": [10, 10], "winners": [0, 1], "rounds": rounds}
     result = summarise(["A", "B"], 2, 1, 0, "standard", [rec])
     assert result.per_agent["A"]["wins"] == 0.5 == result.per_agent["B"]["wins"]
@@ -197,16 +202,48 @@ def test_agent_objects_holding_torch_networks_play_in_worker_processes():
 
 
 def test_worker_processes_run_torch_on_one_thread_each():
+    import importlib
+
     import torch
 
-    from training import evaluate as evaluate_module
+    evaluate_module = importlib.import_module("grinch_env.evaluation.evaluate")
 
     before = torch.get_num_threads()
     try:
         torch.set_num_threads(2)
-        evaluate_module._init_worker(["greedy"], 2, "standard", 0, 1, worker=False)
+        evaluate_module._init_worker(["greedy"], 2, "grinch", {}, 0, 1, worker=False)
         assert torch.get_num_threads() == 2  # the calling process keeps its setting
-        evaluate_module._init_worker(["greedy"], 2, "standard", 0, 1, worker=True)
+        evaluate_module._init_worker(["greedy"], 2, "grinch", {}, 0, 1, worker=True)
         assert torch.get_num_threads() == 1
     finally:
         torch.set_num_threads(before)
+
+
+def test_plots_name_the_match_explain_the_box_plot_and_repeated_names(tmp_path, monkeypatch):
+    from matplotlib.figure import Figure
+
+    saved = {}
+    real_savefig = Figure.savefig
+
+    def capture(fig, path, *args, **kwargs):
+        ax = fig.axes[0]
+        legend = ax.get_legend()
+        saved[Path(path).name] = (ax.get_title(), [t.get_text() for t in legend.get_texts()] if legend else [], [t.get_text() for t in fig.texts])
+        return real_savefig(fig, path, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", capture)
+    result = evaluate(["greedy", "random", "random", "random"], 4, 4, seed=0)
+    write_report(result, tmp_path)
+    note = ("random#2 = copy 2 of random, random#3 = copy 3 of random "
+            "(an agent given more than once plays as separate copies in their own seats, each listed apart)")
+    match = "greedy vs 3 x random: 4 players, 4 games"
+    assert saved["win_rates.png"] == (f"win rate, {match}", ["1 / players"], [note])
+    assert saved["scores.png"] == (f"final totals, {match}", [
+        "box: middle half of the games", "line: median", "triangle: mean",
+        "whiskers: furthest totals within\n1.5 box heights of the box", "circles: totals beyond"], [note])
+    assert saved["rows.png"] == (f"points per score-pad row, {match}", ["greedy", "random", "random#2", "random#3"], [note])
+    assert result.table().splitlines()[1] == note
+    two = evaluate(["expectimax", "greedy"], 4, 2, seed=0)
+    write_report(two, tmp_path / "two")
+    assert saved["win_rates.png"] == ("win rate, expectimax vs greedy: 4 players, 2 games", ["1 / players"], [])  # no repeats: no note
+    assert "copy" not in two.table()

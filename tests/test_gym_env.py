@@ -1,13 +1,17 @@
 """The Gymnasium single-agent wrapper: API checkers, registration, exact episode structure."""
 
+import subprocess
+import sys
+from pathlib import Path
+
 import gymnasium
 import numpy as np
 import pytest
+from grinch_env.env import terminal_rewards
+from grinch_env.gym_env import ENV_ID, GrinchGymEnv
 from stable_baselines3.common.env_checker import check_env
 
 import grinch_env
-from grinch_env.env import terminal_rewards
-from grinch_env.gym_env import ENV_ID, GrinchGymEnv
 
 
 def test_passes_sb3_and_gymnasium_checkers():
@@ -24,6 +28,20 @@ def test_registered_with_gymnasium_on_import():
     assert obs.shape == (1337,) and obs.dtype == np.float32
     assert env.action_space.n == 62 and info["action_mask"].dtype == np.int8
     assert env.unwrapped.action_masks().tolist() == (info["action_mask"] == 1).tolist()
+
+
+def test_make_with_the_module_prefix_needs_no_import_of_grinch_env():
+    # Gymnasium 1.0 removed entry-point plugins; "module:env_id" is its way to make an env from a package not yet imported.
+    code = (
+        "import sys, gymnasium\n"
+        "assert 'grinch_env' not in sys.modules\n"
+        "env = gymnasium.make('grinch_env:grinch_env/GrinchGrowYourHeart-v0', num_players=2, opponents=['random'])\n"
+        "obs, info = env.reset(seed=0)\n"
+        "print(type(env.unwrapped).__name__, env.unwrapped.num_players, obs.shape, int(info['action_mask'].sum()) > 0)\n"
+    )
+    root = Path(__file__).resolve().parents[1]
+    run = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
+    assert run.stdout == "GrinchGymEnv 2 (1337,) True\n"
 
 
 @pytest.mark.parametrize("seat", [0, 2])

@@ -3,7 +3,6 @@ observations, until the player could see the difference."""
 
 import numpy as np
 import pytest
-
 from grinch_env.encoding import action_mask, encode
 from grinch_env.game import DRAW_PILE_ACTION, PHASE_SCORE, Game
 

@@ -2,11 +2,11 @@ import io
 
 import numpy as np
 import pytest
-
-from grinch_env.agents import make_agent
 from grinch_env.cards import parse_card
 from grinch_env.encoding import action_mask, encode
 from grinch_env.game import Game
+
+from grinch_env.agents import make_agent
 from grinch_env.play import main, parse_move
 
 

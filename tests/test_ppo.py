@@ -80,10 +80,11 @@ def test_a_ppo_update_raises_the_probability_of_the_advantaged_action():
 
 
 def test_action_features_give_greedy_values_and_exact_row_scores():
-    from grinch_env.agents import make_agent
     from grinch_env.encoding import action_mask, encode
     from grinch_env.game import DRAW_PILE_ACTION, SCORE_BASE, Game
     from grinch_env.scoring import bonus_points, row_scores
+
+    from grinch_env.agents import make_agent
     from training.features import FEATURE_SCALE, action_features, greedy_values
 
     game = Game(3, rng=5)

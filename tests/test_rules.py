@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 from grinch_env.cards import NUM_CARDS, parse_card
 from grinch_env.env import terminal_rewards
 from grinch_env.game import (

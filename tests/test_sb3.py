@@ -1,6 +1,10 @@
 """sb3-contrib MaskablePPO on the Gymnasium wrapper: a short run saves a .zip that plays as an agent."""
 
+import sys
+
+import grinch_env.gym_env as gym_env
 import numpy as np
+from sb3_contrib import MaskablePPO
 
 from training.checkpoint import SB3Agent, load_agent
 from training.config import SB3Config
@@ -27,4 +31,45 @@ def test_sb3_cli_rejects_an_unknown_key(tmp_path, capsys):
     bad = tmp_path / "bad.yaml"
     bad.write_text("total_steps: 10\n")
     assert main(["--config", str(bad)]) == 2
-    assert "total_steps: Extra inputs are not permitted" in capsys.readouterr().err
+    assert "total_steps: unknown key; did you mean total_timesteps?" in capsys.readouterr().err
+
+
+def _tiny_config(tmp_path, total=256):
+    path = tmp_path / "tiny.yaml"
+    path.write_text(f"run_name: tiny\nnum_players: 2\nopponents: [random]\nn_envs: 2\ntotal_timesteps: {total}\n"
+                    "n_steps: 64\nbatch_size: 64\nn_epochs: 1\nnet_arch: [16]\neval_games: 0\n")
+    return path
+
+
+def test_progress_bar_needs_no_rich_and_ctrl_c_saves_then_resume_finishes(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "rich", None)  # as on a machine without rich, where SB3's own bar raises ImportError
+    config, run_dir = _tiny_config(tmp_path), tmp_path / "run"
+    real_step, calls = gym_env.GrinchGymEnv.step, {"n": 0}
+
+    def interrupt_at_step_200(self, action):
+        calls["n"] += 1
+        if calls["n"] == 200:
+            raise KeyboardInterrupt
+        return real_step(self, action)
+
+    monkeypatch.setattr(gym_env.GrinchGymEnv, "step", interrupt_at_step_200)
+    assert main(["--config", str(config), "--run-dir", str(run_dir)]) == 130
+    err = capsys.readouterr().err
+    # 2 envs x 64 steps per rollout: call 200 is the second env of the 36th vector step of the second rollout: 128 + 35 x 2 counted.
+    assert f"interrupted after 198 of 256 timesteps: saved {run_dir / 'model.zip'}\n" in err
+    assert err.endswith(f"resume with: python -m training.train_sb3 --config {config} --run-dir {run_dir} --resume\n")
+    assert "tiny:" in err  # the progress bar ran (plain tqdm)
+    assert MaskablePPO.load(str(run_dir / "model.zip")).num_timesteps == 198
+    assert not list(run_dir.glob(".*.tmp.zip"))
+
+    monkeypatch.setattr(gym_env.GrinchGymEnv, "step", real_step)
+    assert main(["--config", str(config), "--run-dir", str(run_dir), "--resume", "--no-progress"]) == 0
+    assert capsys.readouterr().out == f"saved {run_dir / 'model.zip'}\n"
+    assert MaskablePPO.load(str(run_dir / "model.zip")).num_timesteps == 198 + 128  # whole rollouts: one more of 2 x 64
+    assert main(["--config", str(config), "--run-dir", str(run_dir), "--resume"]) == 0
+    assert capsys.readouterr().out == (
+        f"run {str(run_dir)!r} is complete: 326 of 256 timesteps done, nothing to train.\n"
+        f"To train it further, raise total_timesteps: python -m training.train_sb3 --config {config} --run-dir {run_dir} --resume --set total_timesteps=582\n"
+    )
+    assert main(["--config", str(config), "--run-dir", str(tmp_path / "none"), "--resume"]) == 2
+    assert capsys.readouterr().err == f"error: nothing to resume: {str(tmp_path / 'none' / 'model.zip')!r} does not exist (start the run without --resume)\n"

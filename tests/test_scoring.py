@@ -3,9 +3,6 @@
 from collections import Counter
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from grinch_env.cards import RANK, SUIT, card_id, parse_card
 from grinch_env.scoring import (
     MAX_ROW_VALUE,
@@ -17,6 +14,8 @@ from grinch_env.scoring import (
     resolve_layout,
     row_scores,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def cards(text: str) -> list[int]:

@@ -1,6 +1,7 @@
 """End to end: a smoke training run writes checkpoints, resumes exactly, and its policy loads into an evaluation."""
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -155,3 +156,44 @@ def test_a_lookahead_network_trains_resumes_and_plays(tmp_path):
     assert agent.net.draw_lookahead is True
     result = evaluate([str(run_dir), "random"], num_players=2, num_games=2, seed=0)
     assert result.num_games == 2
+
+
+def test_resume_of_a_complete_run_says_so_and_changes_nothing(smoke_run, tmp_path, capsys):
+    done = tmp_path / "done"
+    shutil.copytree(smoke_run, done)
+    before = {p: p.stat().st_mtime_ns for p in done.rglob("*")}
+    assert main(["--resume", str(done), "--no-progress"]) == 0
+    assert capsys.readouterr().out == (
+        f"run {str(done)!r} is complete: 4 of 4 updates done, nothing to train.\n"
+        f"To train it further, raise total_updates: python -m training.train --resume {done} --set total_updates=8\n"
+        f"To write its evaluation report again: python -m training.train --resume {done} --report-only\n"
+    )
+    assert {p: p.stat().st_mtime_ns for p in done.rglob("*")} == before  # no latest.pt rewritten, no report, no logs
+
+
+def test_resume_of_a_weights_only_run_says_why_and_what_to_do(smoke_run, tmp_path, capsys):
+    shipped = tmp_path / "shipped"
+    shipped.mkdir()
+    (shipped / "best.pt").write_bytes((smoke_run / "best.pt").read_bytes())
+    advice = (": it keeps the weights only (no optimizer or random state), so it cannot be resumed. To train on from its weights, "
+              f"start a new run whose config sets init_checkpoint: {shipped} and the same model section (as configs/selfplay_finetune.yaml "
+              f"does for checkpoints/distill_expectimax), e.g. python -m training.train --config CONFIG.yaml --set init_checkpoint={shipped} "
+              "--set run_name=NEW_NAME\n")
+    assert main(["--resume", str(shipped)]) == 2
+    assert capsys.readouterr().err == f"error: run directory {str(shipped)!r} holds best.pt but no latest.pt" + advice
+    assert main(["--resume", str(shipped / "best.pt")]) == 2
+    assert capsys.readouterr().err == f"error: {str(shipped / 'best.pt')!r} is a weights-only checkpoint" + advice
+    assert main(["--resume", str(tmp_path / "empty")]) == 2
+    assert capsys.readouterr().err == f"error: --resume {str(tmp_path / 'empty')!r}: no such run directory or checkpoint\n"
+    (tmp_path / "empty").mkdir()
+    assert main(["--resume", str(tmp_path / "empty")]) == 2
+    assert capsys.readouterr().err == (f"error: run directory {str(tmp_path / 'empty')!r} holds no latest.pt: there is nothing to resume "
+                                       "(start the run with --config, without --resume)\n")
+    assert list((tmp_path / "empty").iterdir()) == [] and sorted(p.name for p in shipped.iterdir()) == ["best.pt"]
+
+
+def test_resume_of_the_shipped_distilled_policy_is_refused_before_its_config_is_read(capsys):
+    shipped = Path(__file__).resolve().parents[1] / "checkpoints" / "distill_lookahead"
+    assert main(["--resume", str(shipped)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: run directory {str(shipped)!r} holds best.pt but no latest.pt: it keeps the weights only")

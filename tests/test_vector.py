@@ -4,7 +4,6 @@ import re
 
 import numpy as np
 import pytest
-
 from grinch_env.encoding import OBS_SIZE, Scales, action_mask, encode
 from grinch_env.env import terminal_rewards
 from grinch_env.game import NUM_ACTIONS, Game, decisions_per_game

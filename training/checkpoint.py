@@ -24,8 +24,9 @@ import numpy as np
 import torch
 
 import grinch_env
-from grinch_env.encoding import OBS_SIZE
-from grinch_env.game import NUM_ACTIONS
+from grinch_env.games import DEFAULT_GAME, get_game
+from grinch_env.grinch.encoding import OBS_SIZE
+from grinch_env.grinch.game import NUM_ACTIONS
 from training.model import ARCHITECTURE, WEIGHT_KEYS, PolicyValueNet
 
 FORMAT = "grinch_ppo_checkpoint_v1"
@@ -67,12 +68,13 @@ def _as_tuple(x: Any) -> Any:
 
 def make_checkpoint(model: PolicyValueNet, config: dict[str, Any], optimizer: torch.optim.Optimizer | None = None, **extra: Any) -> dict[str, Any]:
     """Return a checkpoint dictionary: weights, config, versions, spaces and ``extra`` (counters, RNG states...)."""
+    spec = get_game(model.game)
     ckpt = {
         "format": FORMAT,
-        "env_version": grinch_env.ENV_VERSION,
+        "env_version": spec.env_version,
         "package_version": grinch_env.__version__,
-        "obs_size": OBS_SIZE,
-        "num_actions": NUM_ACTIONS,
+        "obs_size": spec.obs_size,
+        "num_actions": spec.num_actions,
         **model.architecture(),
         "config": config,
         "model": model.state_dict(),
@@ -91,10 +93,14 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
         raise ValueError(f"{str(path)!r} is not a readable torch checkpoint: {err}") from None
     if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT:
         raise ValueError(f"{str(path)!r} is not a grinch_env PPO checkpoint (expected format {FORMAT!r})")
-    if ckpt.get("obs_size") != OBS_SIZE or ckpt.get("num_actions") != NUM_ACTIONS or ckpt.get("env_version") != grinch_env.ENV_VERSION:
+    try:
+        spec = get_game(ckpt.get("game", DEFAULT_GAME))  # checkpoints from before the second game are the Grinch's
+    except ValueError as err:
+        raise ValueError(f"checkpoint {str(path)!r}: {err}") from None
+    if ckpt.get("obs_size") != spec.obs_size or ckpt.get("num_actions") != spec.num_actions or ckpt.get("env_version") != spec.env_version:
         raise ValueError(
             f"checkpoint {str(path)!r} was made for {ckpt.get('env_version')} with observation size {ckpt.get('obs_size')} and "
-            f"{ckpt.get('num_actions')} actions; this environment is {grinch_env.ENV_VERSION} with {OBS_SIZE} and {NUM_ACTIONS}"
+            f"{ckpt.get('num_actions')} actions; this package's {spec.name} environment is {spec.env_version} with {spec.obs_size} and {spec.num_actions}"
         )
     return ckpt
 
@@ -132,6 +138,9 @@ def check_network(ckpt: dict[str, Any], net: PolicyValueNet, path: str | Path) -
     ``margin_baseline`` has no weights, so it may differ; ``draw_lookahead`` changes what the
     weights read, so it may not.
     """
+    theirs_game = stored_architecture(ckpt)["game"]
+    if theirs_game != net.game:
+        raise ValueError(f"checkpoint {str(path)!r} holds a network for game {theirs_game!r}; the config's network plays {net.game!r}")
     mine = {key: value for key, value in net.architecture().items() if key in WEIGHT_KEYS}
     theirs = {key: value for key, value in stored_architecture(ckpt).items() if key in WEIGHT_KEYS}
     if mine != theirs:
@@ -154,6 +163,7 @@ class PolicyAgent:
 
     def __init__(self, net: PolicyValueNet, name: str = "ppo", deterministic: bool = True, seed: int | None = None) -> None:
         self.net = net
+        self.game = net.game
         self.name = name
         self.deterministic = deterministic
         self._generator = torch.Generator()
@@ -179,6 +189,7 @@ class SB3Agent:
     def __init__(self, path: Path, name: str, deterministic: bool = True, seed: int | None = None) -> None:
         from sb3_contrib import MaskablePPO
 
+        self.game = "grinch"  # the SB3 wrapper (grinch_env.grinch.gym_env) plays the Grinch
         self.model = MaskablePPO.load(str(path), device="cpu")
         space = self.model.observation_space
         if getattr(space, "shape", None) != (OBS_SIZE,) or getattr(self.model.action_space, "n", None) != NUM_ACTIONS:
@@ -223,3 +234,13 @@ __all__ = [
     "BEST", "LATEST", "PolicyAgent", "SB3Agent", "atomic_torch_save", "check_network", "load_agent", "load_checkpoint", "load_weights", "make_checkpoint",
     "model_from_checkpoint", "resolve_checkpoint", "restore_rng_states", "rng_states",
 ]
+
+
+# make_agent(<checkpoint path>) finds this loader once training is imported (and through the entry point when installed).
+def _register() -> None:
+    from grinch_env.agents import register_checkpoint_loader
+
+    register_checkpoint_loader(load_agent)
+
+
+_register()

@@ -1,8 +1,9 @@
 """Training configuration: YAML files in ``configs/`` validated by pydantic.
 
 Every section forbids unknown keys, so a typo is an error that names the key
-(``ppo.lrr: Extra inputs are not permitted``) instead of a silently ignored
-knob.  ``load_config(path)`` returns a :class:`TrainConfig`; ``TrainConfig``
+and the nearest valid one (``ppo.lrr: unknown key; did you mean ppo.learning_rate?``)
+instead of a silently ignored knob; a config given to the wrong command is
+named as such (``this is a config for python -m training.train_sb3``).  ``load_config(path)`` returns a :class:`TrainConfig`; ``TrainConfig``
 round-trips through ``model_dump()`` so the resolved config is stored in
 every checkpoint.
 """
@@ -10,24 +11,28 @@ every checkpoint.
 from __future__ import annotations
 
 import argparse
+import difflib
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
-from grinch_env.game import MAX_PLAYERS, MIN_PLAYERS
+from grinch_env.games import DEFAULT_GAME, GAMES, get_game
+
+GameName = Literal[tuple(GAMES)]  # "grinch", "gnoming"
 
 
-def _check_sizes(v: list[int]) -> list[int]:
-    if not v or any(not MIN_PLAYERS <= n <= MAX_PLAYERS for n in v):
-        raise ValueError(f"table sizes must be a non-empty list of ints in {MIN_PLAYERS}..{MAX_PLAYERS}, got {v}")
+def _check_sizes(v: list[int], given: int | list[int] | None = None) -> list[int]:
+    # The range is the config's game's: _GameConfig checks it (this one only needs the game's name).
+    if not v:
+        raise ValueError(f"table sizes must be an int or a non-empty list of ints, got {v if given is None else given}")
     return v
 
 
 def _check_size_or_sizes(v: int | list[int]) -> int | list[int]:
     if isinstance(v, int):
-        _check_sizes([v])
+        _check_sizes([v], given=v)
         return v
     return _check_sizes(v)
 
@@ -41,7 +46,48 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
 
-class _MixedTables(_Section):
+class _GameConfig(_Section):
+    """A config for one game (``game``): its table sizes, reward mode and rule options are checked against that game."""
+
+    @property
+    def spec(self):
+        return get_game(self.game)
+
+    @field_validator("num_players", check_fields=False)
+    @classmethod
+    def _sizes_fit_the_game(cls, v: int | list[int], info: ValidationInfo) -> int | list[int]:
+        spec = get_game(info.data.get("game", DEFAULT_GAME))  # game is the first field, so it is validated already
+        sizes = [v] if isinstance(v, int) else v
+        if any(n not in spec.player_counts() for n in sizes):
+            game = "" if spec.name == DEFAULT_GAME else f" ({spec.title})"
+            raise ValueError(f"table sizes must be an int or a non-empty list of ints in {spec.min_players}..{spec.max_players}{game}, got {v}")
+        return v
+
+    @model_validator(mode="after")
+    def _fits_the_game(self) -> _GameConfig:
+        spec = self.spec
+        ev = getattr(self, "eval", None)
+        bad = [n for n in getattr(ev, "num_players", []) if n not in spec.player_counts()]
+        if bad:
+            raise ValueError(f"eval.num_players: {spec.title} is played by {spec.min_players}..{spec.max_players} players, got {bad[0]}")
+        mode = getattr(self, "reward_mode", None)
+        if mode is None and "reward_mode" in type(self).model_fields:
+            self.__dict__["reward_mode"] = spec.reward_modes[0]  # the game's default, stored resolved in checkpoints
+        elif mode is not None and mode not in spec.reward_modes:
+            raise ValueError(f"reward_mode: {spec.title} takes one of {list(spec.reward_modes)}, got {mode!r}")
+        if spec.name != "grinch" and getattr(self, "bonus_layout", "standard") != "standard":
+            raise ValueError(f"bonus_layout: {spec.title} has no bonus cards; leave bonus_layout at 'standard'")
+        model = getattr(self, "model", None)
+        if model is not None and spec.name != "grinch" and model.action_features:
+            raise ValueError(f"model.action_features: the action features are the Grinch's hand values; set model.action_features: false for {spec.name}")
+        return self
+
+    def game_options(self) -> dict[str, Any]:
+        """Return the rule options a game of this config is created with (the Grinch's bonus layout)."""
+        return {"bonus_layout": self.bonus_layout} if self.game == "grinch" else {}
+
+
+class _MixedTables(_GameConfig):
     """A config whose ``num_players`` is one table size or a list of them."""
 
     @property
@@ -53,7 +99,7 @@ class _MixedTables(_Section):
 class ModelConfig(_Section):
     hidden_sizes: list[int] = Field(default=[256, 256], description="widths of the shared MLP trunk's hidden layers (ReLU)")
     action_features: bool = Field(default=True, description="feed each action's immediate hand value (training/features.py) to the net and its logit")
-    margin_baseline: bool = Field(default=True, description="with reward_mode margin, the value head predicts the rest of the game on top of the margin so far")
+    margin_baseline: bool = Field(default=True, description="with reward_mode margin, the value head predicts the rest of the game on top of the margin so far (grinch only)")
     draw_lookahead: bool = Field(default=False, description="the Grinch's first draw is featured with the best second draw after it (needs action_features)")
 
     @model_validator(mode="after")
@@ -124,12 +170,15 @@ class EvalConfig(_Section):
 
 
 class TrainConfig(_MixedTables):
+    game: GameName = Field(default=DEFAULT_GAME, description="the game: grinch (Grinch Grow Your Heart) or gnoming (Gnoming A Round)")
     run_name: str = Field(default="default", min_length=1, description="checkpoint directory name under checkpoint_dir")
     checkpoint_dir: str = Field(default="checkpoints", description="parent directory of run directories")
     seed: int = Field(default=0, description="seed of every random stream (python, numpy, torch, engine)")
     num_players: SizeOrSizes = Field(default=4, description="table size, or a list of sizes mixed across parallel games")
-    bonus_layout: Literal["standard", "none"] = Field(default="standard", description="bonus-card layout of the rules")
-    reward_mode: Literal["win", "margin"] = Field(default="win", description="terminal reward per seat: zero-sum win share or score margin / 100")
+    bonus_layout: Literal["standard", "none"] = Field(default="standard", description="bonus-card layout of the rules (grinch only)")
+    reward_mode: Literal["win", "win_loss", "margin"] | None = Field(
+        default=None, description="terminal reward per seat: zero-sum win share (grinch 'win', gnoming 'win_loss'; the default) or score margin / 100"
+    )
     num_envs: int = Field(default=64, ge=1, description="games played in parallel per rollout (one batched engine)")
     total_updates: int = Field(default=100, ge=1, description="PPO updates (one rollout of complete games each)")
     torch_threads: int = Field(default=1, ge=1, description="torch intra-op threads (the machine is shared)")
@@ -152,7 +201,7 @@ class SB3Config(_Section):
     run_name: str = Field(default="sb3_maskable_ppo", min_length=1, description="checkpoint directory name under checkpoint_dir")
     checkpoint_dir: str = Field(default="checkpoints", description="parent directory of run directories")
     seed: int = Field(default=0, description="seed of the model and the environments")
-    num_players: int = Field(default=4, ge=MIN_PLAYERS, le=MAX_PLAYERS, description="table size")
+    num_players: int = Field(default=4, ge=GAMES["grinch"].min_players, le=GAMES["grinch"].max_players, description="table size (the SB3 wrapper plays the Grinch)")
     opponents: list[str] = Field(default=["random"], description="make_agent specs of the other seats (one repeated, or num_players - 1)")
     bonus_layout: Literal["standard", "none"] = Field(default="standard", description="bonus-card layout of the rules")
     reward_mode: Literal["win", "margin"] = Field(default="win", description="the learner seat's terminal reward")
@@ -182,12 +231,13 @@ class DistillEvalConfig(_Section):
 class DistillConfig(_MixedTables):
     """``python -m training.distill``: imitate a teacher agent (DAgger), giving PPO a strong starting policy."""
 
+    game: GameName = Field(default=DEFAULT_GAME, description="the game: grinch or gnoming")
     run_name: str = Field(default="distill", min_length=1, description="checkpoint directory name under checkpoint_dir")
     checkpoint_dir: str = Field(default="checkpoints", description="parent directory of run directories")
     seed: int = Field(default=0, description="seed of the games, the agents' generators and torch")
     teacher: str = Field(default="expectimax", description="make_agent spec of the agent whose decisions are imitated")
     num_players: SizeOrSizes = Field(default=[2, 2, 3, 4, 4, 5, 6], description="table size, or a list drawn from uniformly per game")
-    bonus_layout: Literal["standard", "none"] = Field(default="standard", description="bonus-card layout of the rules")
+    bonus_layout: Literal["standard", "none"] = Field(default="standard", description="bonus-card layout of the rules (grinch only)")
     rounds: int = Field(default=2, ge=1, description="data rounds: round 0 plays the teacher, later rounds play the current student (DAgger)")
     games_per_round: int = Field(default=4000, ge=1, description="games played per data round")
     explore: float = Field(default=0.03, ge=0, le=1, description="round 0: chance that a decision plays a random legal action instead of the teacher's")
@@ -206,12 +256,67 @@ class DistillConfig(_MixedTables):
 
 
 
-def _format_errors(err: ValidationError, source: str) -> str:
+def _format_errors(err: ValidationError, source: str, schema: type[BaseModel]) -> str:
     lines = [f"invalid training config {source}:"]
     for e in err.errors():
-        key = ".".join(str(p) for p in e["loc"]) or "<top level>"
-        lines.append(f"  {key}: {e['msg']} (got {e.get('input')!r})")
+        loc = tuple(str(p) for p in e["loc"])
+        key = ".".join(loc) or "<top level>"
+        if e["type"] == "extra_forbidden":
+            lines.append(f"  {key}: unknown key; {_suggest_key(schema, loc)}")
+        elif e["type"] == "value_error":
+            lines.append(f"  {key}: {e['msg'].removeprefix('Value error, ')}")  # our validators' messages already name the value
+        else:
+            lines.append(f"  {key}: {e['msg']} (got {e.get('input')!r})")
     return "\n".join(lines)
+
+
+def _field_paths(schema: type[BaseModel], prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """Return every key of ``schema`` as a path, sections' keys included (``("ppo", "learning_rate")``)."""
+    paths = []
+    for name, field in schema.model_fields.items():
+        paths.append((*prefix, name))
+        if isinstance(field.annotation, type) and issubclass(field.annotation, BaseModel):
+            paths += _field_paths(field.annotation, (*prefix, name))
+    return paths
+
+
+def _suggest_key(schema: type[BaseModel], loc: tuple[str, ...]) -> str:
+    """Return a hint for the unknown key at ``loc``: the nearest valid key in its section, else in another section."""
+    section, key = loc[:-1], loc[-1]
+    paths = _field_paths(schema)
+    here = [p[-1] for p in paths if p[:-1] == section]
+    close = difflib.get_close_matches(key, here, n=1)
+    if close:
+        return f"did you mean {'.'.join((*section, close[0]))}?"
+    elsewhere = difflib.get_close_matches(key, sorted({p[-1] for p in paths}), n=1)
+    if elsewhere:  # e.g. learning_rate at the top level of a config whose learning rate lives in ppo:
+        return "did you mean " + " or ".join(".".join(p) for p in paths if p[-1] == elsewhere[0]) + "?"
+    return "valid keys here: " + ", ".join(here)
+
+
+def _validates(schema: type[BaseModel], data: dict[str, Any]) -> bool:
+    try:
+        schema.model_validate(data)
+    except ValidationError:
+        return False
+    return True
+
+
+def _wrong_command(data: dict[str, Any], schema: type[BaseModel], source: str) -> str | None:
+    """Return an error naming the command that reads ``data`` when it is a valid config of another command, else None.
+
+    Two unknown keys at least: one alone is more likely a typo, which the per-key errors name with the nearest key.
+    """
+    unknown = sorted(set(data) - set(schema.model_fields))
+    if len(unknown) < 2:
+        return None
+    for other, command in _COMMANDS.items():
+        if other is not schema and set(data) <= set(other.model_fields) and _validates(other, data):
+            shown = ", ".join(unknown[:4]) + (f" and {len(unknown) - 4} more" if len(unknown) > 4 else "")
+            run = f"; run: {command} --config {source}" if source.endswith((".yaml", ".yml")) else ""
+            return (f"invalid training config {source}: it is a config for `{command}` (keys {shown} are {other.__name__} keys), "
+                    f"not for `{_COMMANDS.get(schema, schema.__name__)}`{run}")
+    return None
 
 
 def config_from_dict(data: dict[str, Any], source: str = "<dict>", schema: type[BaseModel] = TrainConfig) -> Any:
@@ -221,7 +326,7 @@ def config_from_dict(data: dict[str, Any], source: str = "<dict>", schema: type[
     try:
         return schema.model_validate(data)
     except ValidationError as err:
-        raise ValueError(_format_errors(err, source)) from None
+        raise ValueError(_wrong_command(data, schema, source) or _format_errors(err, source, schema)) from None
 
 
 def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
@@ -236,8 +341,23 @@ def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any
             node = node.setdefault(p, {})
             if not isinstance(node, dict):
                 raise ValueError(f"override {item!r}: {p!r} is not a section")
-        node[parts[-1]] = yaml.safe_load(raw)
+        try:
+            node[parts[-1]] = yaml.safe_load(raw)
+        except yaml.YAMLError as err:
+            raise ValueError(f"override {item!r}: the value is not valid YAML: {_yaml_problem(err)}") from None
     return data
+
+
+def _yaml_problem(err: yaml.YAMLError) -> str:
+    """Return PyYAML's error as one line: the problem and where (line and column counted from 1)."""
+    problem = getattr(err, "problem", None) or str(err)
+    mark = getattr(err, "problem_mark", None)
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    context = getattr(err, "context", None)
+    context_mark = getattr(err, "context_mark", None)
+    if context and context_mark is not None:
+        context = f"{context} at line {context_mark.line + 1}, column {context_mark.column + 1}"
+    return f"{problem}{where}" + (f" ({context})" if context else "")
 
 
 def add_run_arguments(parser: argparse.ArgumentParser, report_only_help: str = "") -> None:
@@ -256,12 +376,22 @@ def load_config(path: str | Path, overrides: list[str] | None = None, schema: ty
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"config file {str(path)!r} does not exist")
-    data = yaml.safe_load(path.read_text()) or {}
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as err:
+        raise ValueError(f"invalid training config {path}: not valid YAML: {_yaml_problem(err)}") from None
     if overrides:
         if not isinstance(data, dict):
             raise ValueError(f"invalid training config {path}: the top level must be a mapping")
         data = apply_overrides(data, overrides)
     return config_from_dict(data, source=str(path), schema=schema)
 
+
+# The command that reads each kind of config, named when a config is given to another one.
+_COMMANDS: dict[type[BaseModel], str] = {
+    TrainConfig: "python -m training.train",
+    SB3Config: "python -m training.train_sb3",
+    DistillConfig: "python -m training.distill",
+}
 
 __all__ = ["DistillConfig", "DistillEvalConfig", "EvalConfig", "ModelConfig", "PPOConfig", "SB3Config", "SelfPlayConfig", "TrainConfig", "add_run_arguments", "apply_overrides", "config_from_dict", "load_config"]

@@ -47,9 +47,6 @@ import torch
 import yaml
 from tqdm import tqdm
 
-from grinch_env.encoding import Encoder
-from grinch_env.env import terminal_rewards
-from grinch_env.game import NUM_ACTIONS, Game
 from training.checkpoint import BEST, PolicyAgent, atomic_torch_save, load_weights, make_checkpoint
 from training.config import DistillConfig, add_run_arguments, load_config
 from training.features import NUM_FEATURES
@@ -61,7 +58,7 @@ FIELDS = ("obs", "mask", "action", "ret", "game")
 
 def build_student(cfg: DistillConfig) -> PolicyValueNet:
     """Return the student network (``cfg.model``; its value head learns the margin reward)."""
-    return PolicyValueNet.from_config(cfg.model, cfg.bonus_layout)
+    return PolicyValueNet.from_config(cfg.model, cfg.bonus_layout, game=cfg.game)
 
 
 def game_seeds(seed: int, round_index: int, game: int) -> np.random.Generator:
@@ -75,13 +72,12 @@ _WORKER: dict[str, Any] = {}
 
 def _init_worker(cfg_dict: dict[str, Any], round_index: int, student_state: bytes | None) -> None:
     from grinch_env.agents import make_agent
-    from grinch_env.game import MAX_PLAYERS
 
     torch.set_num_threads(1)
     cfg = DistillConfig.model_validate(cfg_dict)
     _WORKER["cfg"] = cfg
     _WORKER["round"] = round_index
-    _WORKER["teachers"] = [make_agent(cfg.teacher, num_players=None) for _ in range(MAX_PLAYERS)]
+    _WORKER["teachers"] = [make_agent(cfg.teacher, num_players=None, game=cfg.game) for _ in range(cfg.spec.max_players)]
     if student_state is not None:
         net = build_student(cfg)
         net.load_state_dict(pickle.loads(student_state))
@@ -97,8 +93,8 @@ def play_data_game(index: int) -> dict[str, np.ndarray]:
     rng = game_seeds(cfg.seed, _WORKER["round"], index)
     sizes = cfg.table_sizes
     n = int(sizes[rng.integers(len(sizes))])
-    game = Game(n, rng=int(rng.integers(2**63)), bonus_layout=cfg.bonus_layout)
-    encoder = Encoder()
+    game = cfg.spec.new_game(n, int(rng.integers(2**63)), **cfg.game_options())
+    encoder = cfg.spec.encoder()
     teachers = _WORKER["teachers"][:n]
     for t in teachers:
         t.reset(int(rng.integers(2**63)))
@@ -126,7 +122,7 @@ def play_data_game(index: int) -> dict[str, np.ndarray]:
         else:
             action = label
         game.step(action)
-    margin = np.array(terminal_rewards(game.totals, "margin"), dtype=np.float32)
+    margin = np.array(game.rewards("margin"), dtype=np.float32)
     return {
         "obs": np.stack(obs),
         "mask": np.stack(masks),
@@ -138,7 +134,7 @@ def play_data_game(index: int) -> dict[str, np.ndarray]:
 
 def collect_round(cfg: DistillConfig, round_index: int, student: PolicyValueNet | None, progress: bool) -> dict[str, np.ndarray]:
     """Play one round's data games (in ``cfg.processes`` workers) and return the concatenated decisions."""
-    # A plain pickle: the pool's own pickler would pass tensors as shared-memory handles (see training.evaluate).
+    # A plain pickle: the pool's own pickler would pass tensors as shared-memory handles (see grinch_env.evaluation.evaluate).
     state = None if student is None else pickle.dumps({k: v.detach().clone() for k, v in student.state_dict().items()})
     init_args = (cfg.model_dump(), round_index, state)
     bar = tqdm(total=cfg.games_per_round, disable=not progress, desc=f"round {round_index} games", unit="game", dynamic_ncols=True)
@@ -215,7 +211,7 @@ def features_of(net: PolicyValueNet, data: dict[str, np.ndarray], chunk: int = 8
     """Return the network's action features for every decision (float16; None for a network that reads none)."""
     if not net.action_features:
         return None
-    out = np.empty((len(data["action"]), NUM_ACTIONS, NUM_FEATURES), dtype=np.float16)
+    out = np.empty((len(data["action"]), data["mask"].shape[1], NUM_FEATURES), dtype=np.float16)
     for i in range(0, len(out), chunk):
         out[i:i + chunk] = net.features(data["obs"][i:i + chunk].astype(np.float32), data["mask"][i:i + chunk])
     return out
@@ -239,7 +235,7 @@ def load_round(path: Path, cfg: DistillConfig, round_index: int) -> dict[str, np
 def _round_key(cfg: DistillConfig, round_index: int) -> str:
     """Return what a round's games depend on: the game settings for round 0; for later rounds also everything that trained the student."""
     if round_index == 0:
-        key = cfg.model_dump(include={"seed", "teacher", "num_players", "bonus_layout", "games_per_round", "explore"})
+        key = cfg.model_dump(include={"game", "seed", "teacher", "num_players", "bonus_layout", "games_per_round", "explore"})
     else:
         key = cfg.model_dump(exclude={"run_name", "checkpoint_dir", "processes", "torch_threads", "eval", "rounds"})
     return json.dumps({"round": round_index, **key}, sort_keys=True)
@@ -295,16 +291,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     from grinch_env.agents import make_agent
+    from grinch_env.evaluation.versus import write_final_report
     from training.checkpoint import load_agent
-    from training.train import write_final_report
 
     args = build_parser().parse_args(argv)
     try:
         cfg = load_config(args.config, args.overrides, schema=DistillConfig)
         run_dir = Path(args.run_dir) if args.run_dir else Path(cfg.checkpoint_dir) / cfg.run_name
-        make_agent(cfg.teacher)  # a bad teacher spec fails before any game is played
+        make_agent(cfg.teacher, game=cfg.game)  # a bad teacher spec fails before any game is played
         for spec in cfg.eval.opponents:
-            make_agent(spec)
+            make_agent(spec, game=cfg.game)
         if not args.report_only:
             run(cfg, run_dir, progress=not args.no_progress)
             print(f"saved {run_dir / BEST}")
@@ -312,7 +308,7 @@ def main(argv: list[str] | None = None) -> int:
             if cfg.eval.games == 0:
                 raise ValueError("eval.games is 0: set it (e.g. --set eval.games=200) to write a report")
             print(write_final_report(run_dir, load_agent(run_dir), cfg.eval.opponents, cfg.eval.num_players, cfg.eval.games,
-                                     seed=10_000 + cfg.seed, processes=cfg.eval.processes))
+                                     seed=10_000 + cfg.seed, processes=cfg.eval.processes, game=cfg.game))
     except (ValueError, FileNotFoundError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

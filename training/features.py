@@ -2,8 +2,8 @@
 
 For every legal action, the row values and the bonus of the hand that action
 leads to, computed with the agents' vectorised scorer
-(:class:`grinch_env.agents.handeval.HandEvaluator`, checked against
-:mod:`grinch_env.scoring`):
+(:class:`grinch_env.grinch.agents.handeval.HandEvaluator`, checked against
+:mod:`grinch_env.grinch.scoring`):
 
 * discard ``c`` (0..47): the hand without ``c``;
 * draw 48: the mean over the cards the actor cannot locate of the hand plus that card;
@@ -29,11 +29,11 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from grinch_env import encoding as enc
-from grinch_env.agents.handeval import HandEvaluator, five_card_subsets
-from grinch_env.cards import NUM_CARDS
-from grinch_env.game import DRAW_PILE_ACTION, MAX_PLAYERS, NUM_ACTIONS, SCORE_BASE
-from grinch_env.scoring import NUM_ROWS, resolve_layout
+from grinch_env.grinch import encoding as enc
+from grinch_env.grinch.agents.handeval import HandEvaluator, five_card_subsets
+from grinch_env.grinch.cards import NUM_CARDS
+from grinch_env.grinch.game import DRAW_PILE_ACTION, MAX_PLAYERS, NUM_ACTIONS, SCORE_BASE
+from grinch_env.grinch.scoring import NUM_ROWS, resolve_layout
 
 FEATURE_SCALE = 3.0  # three points of hand value = one unit of logit at gain 1
 NUM_FEATURES = NUM_ROWS + 1  # 7 row values, then the bonus

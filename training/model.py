@@ -13,10 +13,10 @@ import torch
 from torch import nn
 from torch.distributions import Categorical
 
-from grinch_env.encoding import AT_TABLE, OBS_SIZE, TOTALS, Scales
-from grinch_env.env import MARGIN_SCALE
-from grinch_env.game import DRAW_PILE_ACTION, MAX_PLAYERS, NUM_ACTIONS, SCORE_BASE
-from grinch_env.scoring import NUM_ROWS, resolve_layout
+from grinch_env.games import DEFAULT_GAME, get_game
+from grinch_env.grinch.encoding import AT_TABLE, TOTALS, Scales
+from grinch_env.grinch.game import DRAW_PILE_ACTION, MARGIN_SCALE, MAX_PLAYERS, NUM_ACTIONS, SCORE_BASE
+from grinch_env.grinch.scoring import NUM_ROWS, resolve_layout
 
 # A finite large negative rather than -inf: softmax still gives exactly 0 in
 # float32 (exp underflows), and 0 * logit stays finite in the entropy.
@@ -49,12 +49,17 @@ ACTION_KIND = torch.tensor([0] * DRAW_PILE_ACTION + [1] * (SCORE_BASE - DRAW_PIL
 
 # The constructor arguments that define a network, and those that must match for its weights to be reused
 # elsewhere (margin_baseline adds no weights).
-ARCHITECTURE = ("hidden_sizes", "action_features", "bonus_layout", "margin_baseline", "draw_lookahead")
-WEIGHT_KEYS = ("hidden_sizes", "action_features", "draw_lookahead")
+ARCHITECTURE = ("game", "hidden_sizes", "action_features", "bonus_layout", "margin_baseline", "draw_lookahead")
+WEIGHT_KEYS = ("hidden_sizes", "action_features", "draw_lookahead")  # and the game: checkpoint.check_network
 
 
 class PolicyValueNet(nn.Module):
-    """An MLP trunk with a policy head (62 logits) and a value head (the actor's expected return).
+    """An MLP trunk with a policy head (one logit per action of ``game``) and a value head (the actor's expected return).
+
+    The input and output sizes come from the game (:mod:`grinch_env.games`):
+    Grinch 1337 -> 62, Gnoming 1046 -> 15.  The action features and the
+    margin baseline read the Grinch's hand values and score pads, so they
+    are Grinch-only.
 
     With ``action_features`` the network also reads
     :func:`training.features.action_features` (the row values and bonus of
@@ -77,8 +82,13 @@ class PolicyValueNet(nn.Module):
         bonus_layout: str = "standard",
         margin_baseline: bool = False,
         draw_lookahead: bool = False,
+        game: str = DEFAULT_GAME,
     ) -> None:
         super().__init__()
+        spec = get_game(game)
+        self.game = spec.name
+        if spec.name != "grinch" and (action_features or margin_baseline):
+            raise ValueError(f"action_features and margin_baseline read the Grinch's observation; {spec.title} networks take neither")
         if draw_lookahead and not action_features:
             raise ValueError("draw_lookahead changes the action features, so it needs action_features=True")
         self.action_features = bool(action_features)
@@ -88,13 +98,13 @@ class PolicyValueNet(nn.Module):
         # Observation totals are divided by the layout's total_scale; the margin reward divides by MARGIN_SCALE.
         self._total_to_reward = Scales(resolve_layout(bonus_layout)).total / MARGIN_SCALE
         layers: list[nn.Module] = []
-        width = OBS_SIZE + (NUM_ACTIONS if self.action_features else 0)
+        width = spec.obs_size + (NUM_ACTIONS if self.action_features else 0)
         for h in hidden_sizes:
             layers += [_ortho(nn.Linear(width, h), 2**0.5), nn.ReLU()]
             width = h
         self.trunk = nn.Sequential(*layers)
         # Small policy init gives a near-uniform first policy over legal moves (CleanRL's 0.01 gain).
-        self.policy_head = _ortho(nn.Linear(width, NUM_ACTIONS), 0.01)
+        self.policy_head = _ortho(nn.Linear(width, spec.num_actions), 0.01)
         self.value_head = _ortho(nn.Linear(width, 1), 1.0)
         self.hidden_sizes = list(hidden_sizes)
         if self.action_features:
@@ -104,12 +114,14 @@ class PolicyValueNet(nn.Module):
             nn.init.zeros_(self.row_offset_head.bias)
 
     @classmethod
-    def from_config(cls, model_cfg: Any, bonus_layout: str, margin_baseline: bool | None = None) -> PolicyValueNet:
+    def from_config(cls, model_cfg: Any, bonus_layout: str, margin_baseline: bool | None = None, game: str = DEFAULT_GAME) -> PolicyValueNet:
         """Return a fresh network as a config's ``model`` section describes (``margin_baseline`` overrides the section's)."""
         args = model_cfg.model_dump()
         if margin_baseline is not None:
             args["margin_baseline"] = margin_baseline
-        return cls(**args, bonus_layout=bonus_layout)
+        if game != "grinch":
+            args["margin_baseline"] = False  # the margin so far is read from the Grinch's observation
+        return cls(**args, bonus_layout=bonus_layout, game=game)
 
     def architecture(self) -> dict[str, Any]:
         """Return the constructor arguments that rebuild this network (:data:`ARCHITECTURE`; checkpoints store them)."""

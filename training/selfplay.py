@@ -1,7 +1,8 @@
 """Self-play experience collection with an opponent pool, on the batched engine.
 
-Every rollout plays ``num_envs`` games in parallel on one
-:class:`grinch_env.vector.VectorGrinch`, re-seeded from the trainer's numpy
+Every rollout plays ``num_envs`` games in parallel on the config's game's
+batched engine (:class:`~grinch_env.grinch.vector.VectorGrinch`,
+:class:`~grinch_env.gnoming.vector.VectorGnoming`), re-seeded from the trainer's numpy
 stream (so resuming needs no engine state beyond that stream).  Each game slot
 is assigned an opponent for the whole rollout:
 
@@ -9,8 +10,8 @@ is assigned an opponent for the whole rollout:
 * ``snapshot``: one learner seat, the others a frozen past snapshot (sampling its policy);
 * a baseline spec (``random``, ``greedy``, ...): one learner seat, the others that agent.
 
-The learner seat is drawn uniformly; the Grinch passes round the table every
-round, so the learner plays both roles.  Only learner decisions go into the
+The learner seat is drawn uniformly; the Grinch (or Gnoming's starting
+player) passes round the table every round, so the learner plays every role.  Only learner decisions go into the
 PPO batch; the batch keeps only games that ended within the rollout.
 """
 
@@ -22,8 +23,6 @@ from typing import Any
 import numpy as np
 import torch
 
-from grinch_env.encoding import OBS_SIZE
-from grinch_env.game import MAX_PLAYERS, NUM_ACTIONS, decisions_per_game
 from training.config import TrainConfig
 from training.features import NUM_FEATURES
 from training.model import PolicyValueNet
@@ -34,19 +33,17 @@ SNAPSHOT = "snapshot"
 
 def build_model(cfg: TrainConfig) -> PolicyValueNet:
     """Return a freshly initialised network as ``cfg.model`` describes."""
-    return PolicyValueNet.from_config(cfg.model, cfg.bonus_layout, margin_baseline=cfg.model.margin_baseline and cfg.reward_mode == "margin")
+    return PolicyValueNet.from_config(cfg.model, cfg.bonus_layout, margin_baseline=cfg.model.margin_baseline and cfg.reward_mode == "margin", game=cfg.game)
 
 
 def make_engine(cfg: TrainConfig):
-    """Return the batched engine for ``cfg`` (imported lazily: the trainer's one dependency on it)."""
-    from grinch_env.vector import VectorGrinch
-
-    return VectorGrinch(cfg.num_envs, num_players=cfg.table_sizes, seed=cfg.seed, bonus_layout=cfg.bonus_layout, reward_mode=cfg.reward_mode)
+    """Return the batched engine of ``cfg``'s game (through the game interface)."""
+    return cfg.spec.vector(num_envs=cfg.num_envs, num_players=cfg.table_sizes, seed=cfg.seed, reward_mode=cfg.reward_mode, **cfg.game_options())
 
 
-def rollout_steps(table_sizes: list[int]) -> int:
-    """Return the steps per rollout: the longest game among the table sizes, so every slot finishes at least one game."""
-    return max(decisions_per_game(n) for n in table_sizes)
+def rollout_steps(cfg: TrainConfig) -> int:
+    """Return the steps per rollout: the game's (Grinch: the longest game among the table sizes, so every slot finishes a game)."""
+    return cfg.spec.harness.rollout_steps(cfg.table_sizes)
 
 
 @dataclass
@@ -158,11 +155,13 @@ class OpponentPool:
 def collect_rollout(engine, model: PolicyValueNet, pool: OpponentPool, cfg: TrainConfig, rng: np.random.Generator) -> Rollout:
     """Return one rollout of complete games played by ``model`` against the pool (see the module docstring)."""
     num_envs = engine.num_envs
-    num_steps = rollout_steps(cfg.table_sizes)
+    spec = cfg.spec
+    num_steps = rollout_steps(cfg)
+    max_players, num_actions = spec.max_players, spec.num_actions
     kinds = pool.assign(num_envs, rng)
     sizes = engine.num_players
-    learner_seat = rng.integers(0, MAX_PLAYERS, size=num_envs) % sizes
-    is_learner = np.zeros((num_envs, MAX_PLAYERS), dtype=bool)
+    learner_seat = rng.integers(0, max_players, size=num_envs) % sizes
+    is_learner = np.zeros((num_envs, max_players), dtype=bool)
     for i, kind in enumerate(kinds):
         if kind == SELF:
             is_learner[i, : sizes[i]] = True
@@ -173,16 +172,16 @@ def collect_rollout(engine, model: PolicyValueNet, pool: OpponentPool, cfg: Trai
         groups[kind] = np.array([i for i, k in enumerate(kinds) if k == kind])
         pool.agent(kind).reset(seed=int(rng.integers(2**31)))
 
-    b_obs = np.zeros((num_steps, num_envs, OBS_SIZE), dtype=np.float32)
-    b_masks = np.zeros((num_steps, num_envs, NUM_ACTIONS), dtype=np.int8)
-    b_feats = np.zeros((num_steps, num_envs, NUM_ACTIONS, NUM_FEATURES), dtype=np.float32) if model.action_features else None
+    b_obs = np.zeros((num_steps, num_envs, spec.obs_size), dtype=np.float32)
+    b_masks = np.zeros((num_steps, num_envs, num_actions), dtype=np.int8)
+    b_feats = np.zeros((num_steps, num_envs, num_actions, NUM_FEATURES), dtype=np.float32) if model.action_features else None
     b_actions = np.zeros((num_steps, num_envs), dtype=np.int64)
     b_logprobs = np.zeros((num_steps, num_envs), dtype=np.float32)
     b_values = np.zeros((num_steps, num_envs), dtype=np.float32)
     b_seats = np.zeros((num_steps, num_envs), dtype=np.int64)
     b_learner = np.zeros((num_steps, num_envs), dtype=bool)
     b_dones = np.zeros((num_steps, num_envs), dtype=bool)
-    b_rewards = np.zeros((num_steps, num_envs, MAX_PLAYERS), dtype=np.float32)
+    b_rewards = np.zeros((num_steps, num_envs, max_players), dtype=np.float32)
     wins: dict[str, list[float]] = {}
 
     obs, mask, seat = engine.reset(seed=int(rng.integers(2**63)))
@@ -209,7 +208,7 @@ def collect_rollout(engine, model: PolicyValueNet, pool: OpponentPool, cfg: Trai
         for i in np.flatnonzero(dones):
             if kinds[i] != SELF:
                 totals = engine.last_totals[i, : sizes[i]]
-                best = totals.max()
+                best = totals.max() if spec.highest_total_wins else totals.min()
                 won = totals[learner_seat[i]] == best
                 share = 1.0 / int((totals == best).sum()) if won else 0.0
                 wins.setdefault(SNAPSHOT if kinds[i] not in pool._baselines else kinds[i], []).append(share)

@@ -12,7 +12,6 @@ exits; ``--resume`` continues a run exactly where latest.pt left it.
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import sys
 import time
@@ -25,6 +24,7 @@ import torch
 import yaml
 from tqdm import tqdm
 
+from grinch_env.evaluation.versus import REPORT_DIR, evaluate_against, format_roles, learner_win_rate, role_results, write_final_report  # noqa: F401
 from training.checkpoint import (
     BEST,
     LATEST,
@@ -42,78 +42,13 @@ from training.ppo import ppo_update
 from training.selfplay import OpponentPool, build_model, collect_rollout, make_engine
 
 SNAPSHOT_DIR = "snapshots"
-REPORT_DIR = "report"
+# evaluate_against, learner_win_rate, role_results, format_roles and write_final_report live in
+# grinch_env.evaluation.versus (no torch); they are imported above under their old names too.
 
 
 def run_directory(cfg: TrainConfig) -> Path:
     """Return ``<checkpoint_dir>/<run_name>``."""
     return Path(cfg.checkpoint_dir) / cfg.run_name
-
-
-class _GlobalRngGuard:
-    """Keep evaluations from consuming the trainer's global random streams (so resume stays exact)."""
-
-    def __enter__(self) -> None:
-        self._py = random.getstate()
-        self._np = np.random.get_state()
-        self._torch = torch.get_rng_state()
-
-    def __exit__(self, *exc: object) -> None:
-        random.setstate(self._py)
-        np.random.set_state(self._np)
-        torch.set_rng_state(self._torch)
-
-
-def evaluate_against(agent: Any, opponents: list[str], table_sizes: list[int], games: int, seed: int, processes: int = 1) -> dict[str, Any]:
-    """Return ``{"<opponent>@<n>p": result}``: ``agent`` in one seat, ``opponent`` in the others (seats rotated by the evaluator)."""
-    from training.evaluate import evaluate
-
-    results = {}
-    with _GlobalRngGuard():
-        for n in table_sizes:
-            for opp in opponents:
-                results[f"{opp}@{n}p"] = evaluate([agent] + [opp] * (n - 1), num_players=n, num_games=games, seed=seed, processes=processes)
-    return results
-
-
-def learner_win_rate(result: Any, agent_index: int = 0) -> float:
-    """Return the win rate of the agent at ``agent_index`` from an :class:`EvalResult`."""
-    return float(result.per_agent[result.agents[agent_index]]["win_rate"])
-
-
-def role_results(result: Any, agent_index: int = 0) -> dict[str, dict[str, float]]:
-    """Return the agent's results by role, with Wilson 95% intervals.
-
-    ``game_as_first_grinch`` / ``game_as_first_who``: its game win rate split by
-    whether it was the first round's Grinch (seat 0 in the evaluator) or a Who;
-    ``round_as_grinch`` / ``round_as_who``: its share of round wins (most points
-    in that round, ties split) in the rounds it played as Grinch / as a Who.
-    """
-    from training.ratings import wilson_interval
-
-    tallies = {key: [0.0, 0] for key in ("game_as_first_grinch", "game_as_first_who", "round_as_grinch", "round_as_who")}
-    for rec in result.games:
-        seats = [s for s, a in enumerate(rec["lineup"]) if a == agent_index]
-        for s in seats:
-            key = "game_as_first_grinch" if s == 0 else "game_as_first_who"
-            tallies[key][0] += 1.0 / len(rec["winners"]) if s in rec["winners"] else 0.0
-            tallies[key][1] += 1
-            for rnd in rec["rounds"]:
-                points = [p for _, _, p in rnd]
-                best = max(points)
-                key = "round_as_grinch" if rnd[s][0] else "round_as_who"
-                tallies[key][0] += 1.0 / points.count(best) if points[s] == best else 0.0
-                tallies[key][1] += 1
-    out = {}
-    for key, (wins, n) in tallies.items():
-        lo, hi = wilson_interval(wins, n)
-        out[key] = {"rate": wins / n if n else float("nan"), "ci": [lo, hi], "n": n}
-    return out
-
-
-def format_roles(roles: dict[str, dict[str, float]]) -> str:
-    """Return one text line of :func:`role_results`."""
-    return "  ".join(f"{k.replace('_', ' ')} {v['rate']:.3f} [{v['ci'][0]:.3f}, {v['ci'][1]:.3f}] (n={v['n']})" for k, v in roles.items())
 
 
 class Trainer:
@@ -258,7 +193,8 @@ class Trainer:
     def _periodic_eval(self, stats: dict[str, float]) -> None:
         cfg = self.cfg
         agent = PolicyAgent(self.model, name=cfg.run_name)
-        results = self.evaluator(agent, cfg.eval.opponents, cfg.eval.num_players, cfg.eval.games, seed=cfg.seed + self.update, processes=cfg.eval.processes)
+        results = self.evaluator(agent, cfg.eval.opponents, cfg.eval.num_players, cfg.eval.games, seed=cfg.seed + self.update,
+                                 processes=cfg.eval.processes, game=cfg.game)
         rates = {key: learner_win_rate(r) for key, r in results.items()}
         self.last_eval = rates
         for key, rate in rates.items():
@@ -300,30 +236,7 @@ class Trainer:
         if cfg.eval.final_games == 0:
             return ""
         return write_final_report(self.run_dir, load_agent(self.run_dir), cfg.eval.final_opponents, cfg.eval.num_players, cfg.eval.final_games,
-                                  seed=10_000 + cfg.seed, processes=cfg.eval.processes, evaluator=self.evaluator)
-
-
-def write_final_report(run_dir: Path, agent: Any, opponents: list[str], table_sizes: list[int], games: int, seed: int, processes: int = 1,
-                       evaluator: Callable[..., dict[str, Any]] = evaluate_against) -> str:
-    """Evaluate ``agent`` (one seat) against each opponent at each table size; write ``<run_dir>/report/`` and return the text."""
-    from training.evaluate import write_report
-
-    results = evaluator(agent, opponents, table_sizes, games, seed=seed, processes=processes)
-    lines = [f"final evaluation of {run_dir / BEST} ({games} games per line, seats rotated)"]
-    summary = {}
-    for key, result in results.items():
-        out = run_dir / REPORT_DIR / key.replace(":", "_").replace("=", "").replace("@", "_")
-        write_report(result, out)
-        roles = role_results(result)
-        me = result.per_agent[result.agents[0]]
-        summary[key] = {"win_rate": me["win_rate"], "win_rate_ci": me["win_rate_ci"], "mean_score": me["mean_score"],
-                        "mean_score_ci": me["mean_score_ci"], "games": result.num_games, "roles": roles}
-        lines += [f"--- {key}: one {result.agents[0]} seat against {result.num_players - 1} x {key.split('@')[0]} ---", result.table(), format_roles(roles)]
-    (run_dir / REPORT_DIR).mkdir(parents=True, exist_ok=True)
-    (run_dir / REPORT_DIR / "summary.json").write_text(json.dumps(summary, indent=1))
-    text = "\n".join(lines)
-    (run_dir / REPORT_DIR / "summary.txt").write_text(text + "\n")
-    return text
+                                  seed=10_000 + cfg.seed, processes=cfg.eval.processes, evaluator=self.evaluator, game=cfg.game)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -336,26 +249,54 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def resume_file(path: Path, report_only: bool = False) -> Path:
+    """Return the checkpoint to resume (or report on) for ``--resume PATH``; raise ``ValueError`` saying why a path cannot be resumed."""
+    if path.is_dir():
+        if (path / LATEST).is_file():
+            return path / LATEST
+        if (path / BEST).is_file():
+            if report_only:
+                return path / BEST  # a shipped run may hold only best.pt
+            raise ValueError(_not_resumable(path / BEST, f"run directory {str(path)!r} holds {BEST} but no {LATEST}"))
+        raise ValueError(f"run directory {str(path)!r} holds no {LATEST}: there is nothing to resume (start the run with --config, without --resume)")
+    if not path.is_file():
+        raise ValueError(f"--resume {str(path)!r}: no such run directory or checkpoint")
+    return path
+
+
+def _not_resumable(best: Path, what: str) -> str:
+    """Return the message for a weights-only checkpoint given to ``--resume``, with what to do instead."""
+    run = best.parent
+    return (f"{what}: it keeps the weights only (no optimizer or random state), so it cannot be resumed. "
+            f"To train on from its weights, start a new run whose config sets init_checkpoint: {run} and the same model section "
+            f"(as configs/selfplay_finetune.yaml does for checkpoints/distill_expectimax), e.g. "
+            f"python -m training.train --config CONFIG.yaml --set init_checkpoint={run} --set run_name=NEW_NAME")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.config is None and args.resume is None:
         build_parser().error("give --config, --resume PATH, or both")
     try:
         if args.resume is not None and (args.resume or args.config is None):
-            resume_path = Path(args.resume)
-            ckpt_file = resume_path / LATEST if resume_path.is_dir() else resume_path
-            if args.report_only and resume_path.is_dir() and not ckpt_file.is_file():
-                ckpt_file = resume_path / BEST  # a shipped run may hold only best.pt
-            data = load_checkpoint(ckpt_file)["config"]
-            cfg = config_from_dict(apply_overrides(data, args.overrides), source=str(ckpt_file))
+            ckpt_file = resume_file(Path(args.resume), args.report_only)
+            ckpt = load_checkpoint(ckpt_file)
+            if not args.report_only and (ckpt.get("optimizer") is None or "rng" not in ckpt):
+                raise ValueError(_not_resumable(ckpt_file, f"{str(ckpt_file)!r} is a weights-only checkpoint"))
+            cfg = config_from_dict(apply_overrides(ckpt["config"], args.overrides), source=str(ckpt_file))
             run_dir = Path(args.run_dir) if args.run_dir else ckpt_file.parent
         else:
             cfg = load_config(args.config, args.overrides)
             run_dir = Path(args.run_dir) if args.run_dir else run_directory(cfg)
-            ckpt_file = run_dir / LATEST
+            ckpt_file = resume_file(run_dir, args.report_only) if args.resume is not None else run_dir / LATEST
         trainer = Trainer(cfg, run_dir, progress=not args.no_progress)
         if args.resume is not None and not args.report_only:
             trainer.load(ckpt_file)
+            if trainer.update >= cfg.total_updates:
+                print(f"run {str(run_dir)!r} is complete: {trainer.update} of {cfg.total_updates} updates done, nothing to train.\n"
+                      f"To train it further, raise total_updates: python -m training.train --resume {run_dir} --set total_updates={trainer.update + cfg.total_updates}\n"
+                      f"To write its evaluation report again: python -m training.train --resume {run_dir} --report-only")
+                return 0
             print(f"resumed {ckpt_file} at update {trainer.update}/{cfg.total_updates}")
     except (ValueError, FileNotFoundError) as err:
         print(f"error: {err}", file=sys.stderr)

@@ -1,33 +1,41 @@
-"""Agents that play *Grinch Grow Your Heart* from observations, and :func:`make_agent` to build one by name.
+"""Agents for every game, and :func:`make_agent` to build one by name or checkpoint path.
 
 An agent has ``name``, ``reset(seed=None)`` (called at the start of each game)
 and ``act(observation, action_mask) -> int``; ``act_batch`` is optional.  It
 sees only the observation and mask, never the true game state.
 
-=================  ==============================================================
-spec               agent
-=================  ==============================================================
-``random``         uniform over the legal actions
-``greedy``         best immediately scorable value (row plus bonus, unused rows)
-``expectimax``     sampling over the unseen cards with row opportunity costs;
-                   options ``samples`` (32), ``horizon_cards`` (7),
-                   ``row_weight`` (1.0), ``win_aware`` (1), e.g.
-                   ``expectimax:samples=64``
-a path             a checkpoint (file or run directory), loaded by
-                   ``training.checkpoint.load_agent(path, seed=None)``
-=================  ==============================================================
+``make_agent(spec, game="grinch")`` takes a built-in name of that game with
+options (``"expectimax:samples=64"``; the lists are in
+:mod:`grinch_env.grinch.agents` and :mod:`grinch_env.gnoming.agents`), a
+checkpoint path (a run directory, a ``.pt`` or an SB3 ``.zip``), or an agent
+object.  Checkpoints are loaded by the loaders in :data:`CHECKPOINT_LOADERS`:
+the trainer registers its own when :mod:`training` is imported, and any
+installed package may add one through the ``grinch_env.checkpoint_loaders``
+entry-point group, so this package never imports the trainer (or torch).
+
+The Grinch agents stay importable from here (``from grinch_env.agents import GreedyAgent``).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Mapping
+from importlib.metadata import entry_points
 from typing import Any
 
-from grinch_env.agents.base import Agent, BaseAgent, View, decode, legal_actions
-from grinch_env.agents.expectimax import ExpectimaxAgent
-from grinch_env.agents.simple import GreedyAgent, RandomAgent
+from grinch_env.games import DEFAULT_GAME, get_game
+from grinch_env.grinch.agents import AGENT_CLASSES, Agent, BaseAgent, ExpectimaxAgent, GreedyAgent, RandomAgent, View, decode, legal_actions
 
-AGENT_CLASSES: dict[str, type] = {"random": RandomAgent, "greedy": GreedyAgent, "expectimax": ExpectimaxAgent}
+CheckpointLoader = Callable[..., Agent]
+CHECKPOINT_LOADERS: list[CheckpointLoader] = []
+"""Functions ``loader(path, seed=None) -> agent`` tried in order on a checkpoint path (raise ``ValueError`` if not theirs)."""
+ENTRY_POINT_GROUP = "grinch_env.checkpoint_loaders"
+
+
+def register_checkpoint_loader(loader: CheckpointLoader) -> None:
+    """Add ``loader`` to the checkpoint loaders (once)."""
+    if loader not in CHECKPOINT_LOADERS:
+        CHECKPOINT_LOADERS.append(loader)
 
 
 def _parse_value(text: str) -> Any:
@@ -51,41 +59,70 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return name.strip(), options
 
 
-def make_agent(spec: str | Agent, seed: int | None = None, num_players: int | None = None) -> Agent:
-    """Return the agent that ``spec`` names: a built-in name with options, or a checkpoint path.
+def make_agent(
+    spec: str | Agent,
+    seed: int | None = None,
+    num_players: int | None = None,
+    game: str = DEFAULT_GAME,
+    game_options: Mapping[str, Any] | None = None,
+) -> Agent:
+    """Return the agent that ``spec`` names for ``game``: a built-in name with options, or a checkpoint path.
 
-    An existing agent object is returned as it is (reset with ``seed`` if one is given).
+    ``game_options`` are handed to built-in agents as keywords (the Grinch
+    agents take ``bonus_layout``).  An existing agent object is returned as it
+    is (reset with ``seed`` if one is given).
     """
+    spec_game = get_game(game)
     if not isinstance(spec, str):
         if isinstance(spec, Agent):
             if seed is not None:
                 spec.reset(seed)
             return spec
-        raise ValueError(f"an agent spec must be a name ({', '.join(sorted(AGENT_CLASSES))}), a checkpoint path or an agent object, got {spec!r}")
+        raise ValueError(f"an agent spec must be a name ({', '.join(sorted(spec_game.agent_classes()))}), a checkpoint path or an agent object, got {spec!r}")
     name, options = parse_spec(spec)
-    if name in AGENT_CLASSES:
-        cls = AGENT_CLASSES[name]
+    classes = spec_game.agent_classes()
+    if name in classes:
         try:
-            agent = cls(seed=seed, **options)
+            agent = classes[name](seed=seed, **dict(game_options or {}), **options)
         except TypeError as exc:
-            raise ValueError(f"bad options {options} for agent {name!r}: {exc}") from None
+            raise ValueError(f"bad options {options} for {spec_game.name} agent {name!r}: {exc}") from None
         if options:
             agent.name = spec
         return agent
     if os.path.exists(spec):
-        return _load_checkpoint(spec, seed, num_players)
-    raise ValueError(f"unknown agent {spec!r}: use one of {sorted(AGENT_CLASSES)} (options like expectimax:samples=32) or an existing checkpoint path")
+        return _load_checkpoint(spec, seed, num_players, spec_game.name)
+    raise ValueError(
+        f"unknown agent {spec!r} for {spec_game.title}: use one of {sorted(classes)} (with options as name:key=value, e.g. "
+        f"{sorted(classes)[0]}:samples=32) or an existing checkpoint path"
+    )
 
 
-def _load_checkpoint(path: str, seed: int | None, num_players: int | None) -> Agent:
-    try:
-        from training.checkpoint import load_agent
-    except ImportError as exc:
-        raise ValueError(f"cannot load checkpoint {path!r}: training.checkpoint.load_agent is not available ({exc})") from None
-    try:
-        agent = load_agent(path, seed=seed)
-    except Exception as exc:  # missing, truncated or foreign files raise many kinds of errors
-        raise ValueError(f"cannot load checkpoint {path!r}: {exc}") from exc
+def _loaders() -> list[CheckpointLoader]:
+    if not CHECKPOINT_LOADERS:
+        for ep in entry_points(group=ENTRY_POINT_GROUP):
+            try:
+                register_checkpoint_loader(ep.load())
+            except ImportError:  # the extra that provides it (e.g. torch for the trainer's) is not installed
+                continue
+    return CHECKPOINT_LOADERS
+
+
+def _load_checkpoint(path: str, seed: int | None, num_players: int | None, game: str) -> Agent:
+    loaders = _loaders()
+    if not loaders:
+        raise ValueError(f"cannot load checkpoint {path!r}: no checkpoint loader is installed (install grinch_env[train] for torch checkpoints)")
+    errors = []
+    for loader in loaders:
+        try:
+            agent = loader(path, seed=seed)
+            break
+        except Exception as exc:  # missing, truncated or foreign files raise many kinds of errors
+            errors.append(str(exc))
+    else:
+        raise ValueError(f"cannot load checkpoint {path!r}: {'; '.join(errors)}")
+    trained_for = getattr(agent, "game", DEFAULT_GAME)
+    if trained_for != game:
+        raise ValueError(f"checkpoint {path!r} plays {get_game(trained_for).title} (game {trained_for!r}), not {get_game(game).title} (game {game!r})")
     supported = getattr(agent, "num_players", None)
     if num_players is not None and supported is not None and not _supports(supported, num_players):
         raise ValueError(f"checkpoint {path!r} was trained for num_players={supported}, not {num_players}")
@@ -101,4 +138,7 @@ def _supports(supported: Any, num_players: int) -> bool:
         return True
 
 
-__all__ = ["AGENT_CLASSES", "Agent", "BaseAgent", "ExpectimaxAgent", "GreedyAgent", "RandomAgent", "View", "decode", "legal_actions", "make_agent", "parse_spec"]
+__all__ = [
+    "AGENT_CLASSES", "CHECKPOINT_LOADERS", "Agent", "BaseAgent", "ExpectimaxAgent", "GreedyAgent", "RandomAgent", "View",
+    "decode", "legal_actions", "make_agent", "parse_spec", "register_checkpoint_loader",
+]

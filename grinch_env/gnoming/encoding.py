@@ -210,8 +210,9 @@ def decode_game(observation: np.ndarray, rng: np.random.Generator | int | None =
     (that order is not in the observation).  ``encode(game, 0)`` equals the
     observation.  The player to act is the observer whenever the observation
     allows it (a search agent decodes its own decision); otherwise the rules'
-    next actor.  ``options`` are the game's rule options except
-    ``num_players``.
+    next actor.  ``options`` are the game's rule options; ``num_players``
+    is refused and ``first_player`` ignored, since the observation gives both
+    (relative to the observer).
     """
     obs = np.asarray(observation, dtype=np.float32)
     if obs.shape != (OBS_SIZE,):
@@ -222,6 +223,8 @@ def decode_game(observation: np.ndarray, rng: np.random.Generator | int | None =
     if not MIN_PLAYERS <= n <= MAX_PLAYERS:
         raise ValueError(f"not an observation: {n} seats present")
     rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    options = dict(options)
+    options.pop("first_player", None)  # the observation says who starts, relative to the observer
     round_index = _one_hot_index(obs[ROUND:ROUND + NUM_ROUNDS], "the round")
     first_rel = _one_hot_index(obs[FIRST_PLAYER:FIRST_PLAYER + n], "the first player")
     rotation = options.get("start_rotation", "rotate")

@@ -1,9 +1,9 @@
-"""PettingZoo AEC environment for *Grinch Grow Your Heart* (glue over :mod:`grinch_env.game`).
+"""PettingZoo AEC environment for *Grinch Grow Your Heart* (glue over :mod:`grinch_env.grinch.game`).
 
 Creation::
 
     import grinch_env
-    env = grinch_env.env(num_players=4, render_mode="ansi")
+    env = grinch_env.grinch.env(num_players=4, render_mode="ansi")
     env.reset(seed=7)
     for agent in env.agent_iter():
         obs, reward, termination, truncation, info = env.last()
@@ -15,7 +15,7 @@ Agents             ``player_0`` .. ``player_{n-1}`` (seat ``i`` is ``player_i``)
 Action space       ``Discrete(62)`` for every table size (below)
 Observation space  ``Dict(observation=Box(0, 1, (1337,), float32),
                    action_mask=Box(0, 1, (62,), int8))``
-Import             ``grinch_env.env(...)`` / ``grinch_env.raw_env(...)``
+Import             ``grinch_env.grinch.env(...)`` / ``grinch_env.raw_env(...)``
 =================  ==========================================================
 
 Actions
@@ -37,7 +37,7 @@ Observation
 -----------
 ``observation`` is encoded from the observer's seat (own features first, the
 others by relative seat, absent seats zero); its index table is in
-:mod:`grinch_env.encoding`.  ``action_mask[a] == 1`` exactly when ``a`` is
+:mod:`grinch_env.grinch.encoding`.  ``action_mask[a] == 1`` exactly when ``a`` is
 legal for the agent to act; it is all zeros for the others.
 
 Rewards
@@ -52,7 +52,7 @@ Episode end
 -----------
 After the scoring of the last round (6 rounds for 2, 3 and 6 players, 4 for
 4 players, 5 for 5); every agent is then terminated.  There is no truncation:
-a game has a fixed number of decisions (:func:`grinch_env.game.decisions_per_game`).
+a game has a fixed number of decisions (:func:`grinch_env.grinch.game.decisions_per_game`).
 
 Arguments
 ---------
@@ -73,7 +73,7 @@ conventions of PettingZoo's classic stack (``OrderEnforcingWrapper``,
 ``step``/``observe``/``render`` before ``reset`` raise, an action outside
 ``Discrete(62)`` fails an assertion, and an illegal action ends the game with
 -1 for the offender, 0 for the others and a warning.  ``raw_env.step`` instead
-raises :class:`~grinch_env.game.IllegalActionError` naming the phase, the
+raises :class:`~grinch_env.grinch.game.IllegalActionError` naming the phase, the
 action and the legal actions.
 
 Recording and replay
@@ -81,7 +81,7 @@ Recording and replay
 ``raw_env.action_log`` lists the ``(agent, action)`` pairs of the current game
 and ``raw_env.game_seed`` the seed of its deck shuffles
 (``reset(options={"game_seed": s})`` starts that game again);
-:func:`grinch_env.replay.play_log` replays a log.
+:func:`grinch_env.grinch.replay.play_log` replays a log.
 
 Version history
 ---------------
@@ -99,29 +99,13 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import BaseWrapper
 
-from grinch_env.encoding import OBS_SIZE, Encoder
-from grinch_env.game import NUM_ACTIONS, Game, IllegalActionError
+from grinch_env.grinch.encoding import OBS_SIZE, Encoder
 
-REWARD_MODES = ("win", "margin")
+# MARGIN_SCALE, REWARD_MODES and terminal_rewards are the rules' (game.py); imported here for the old ``grinch_env.env`` names too.
+from grinch_env.grinch.game import MARGIN_SCALE, NUM_ACTIONS, REWARD_MODES, Game, IllegalActionError, terminal_rewards  # noqa: F401
+
 RENDER_MODES = ("ansi", "human")
-MARGIN_SCALE = 100.0
 ILLEGAL_REWARD = -1.0
-
-
-def terminal_rewards(totals: list[int], reward_mode: str = "win") -> list[float]:
-    """Return every seat's terminal reward for the final ``totals`` under ``reward_mode``."""
-    n = len(totals)
-    if reward_mode == "win":
-        best = max(totals)
-        winners = [t == best for t in totals]
-        w = sum(winners)
-        if w == n:
-            return [0.0] * n
-        return [1.0 / w if is_winner else -1.0 / (n - w) for is_winner in winners]
-    if reward_mode == "margin":
-        total = sum(totals)
-        return [(t - (total - t) / (n - 1)) / MARGIN_SCALE for t in totals]
-    raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
 
 
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
@@ -168,6 +152,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.game_seed: int | None = None
         self.action_log: list[tuple[str, int]] = []
 
+    def __getattr__(self, name: str) -> Any:
+        # Only reached when normal lookup fails: the per-game attributes that reset() creates, read before reset().
+        if name in _RESET_FIRST:
+            raise AttributeError(f"raw_env.{name} does not exist before reset(): call env.reset() (optionally with a seed) first")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
 
@@ -201,7 +191,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         return self._encoder.observe(self._game, self.agent_name_mapping[agent])
 
     def step(self, action: int | None) -> None:
-        agent = self.agent_selection
+        try:
+            agent = self.agent_selection
+        except AttributeError:  # set by reset(); a try costs nothing on the normal path
+            raise RuntimeError("raw_env.step() before reset(): call env.reset() (optionally with a seed) first") from None
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
@@ -374,8 +367,8 @@ class ClassicWrapper(BaseWrapper):
         agent = e.agent_selection
         dead = e.terminations[agent] or e.truncations[agent]
         # Fast path of Discrete(62).contains for plain ints; anything else asks the space.
-        if not (type(action) is int and 0 <= action < NUM_ACTIONS):
-            assert (action is None and dead) or e.action_space(agent).contains(action), "action is not in action space"
+        if not (type(action) is int and 0 <= action < NUM_ACTIONS) and not ((action is None and dead) or e.action_space(agent).contains(action)):
+            raise AssertionError(_bad_action_message(action, agent, dead))
         if dead:
             e.unwrapped._was_dead_step(action)
             return
@@ -412,6 +405,15 @@ class ClassicWrapper(BaseWrapper):
 
     def __str__(self) -> str:
         return str(self.env)
+
+
+def _bad_action_message(action: Any, agent: str, dead: bool) -> str:
+    """Return the error for an action outside the action space (an AssertionError, as PettingZoo's AssertOutOfBoundsWrapper raises)."""
+    if dead:
+        return f"action is not in action space: {agent} is terminated, so its action must be None, got {action!r}"
+    if action is None:
+        return f"action is not in action space: None is only for a terminated agent; {agent} is to act: give an int in 0..{NUM_ACTIONS - 1}"
+    return f"action is not in action space: got {action!r} ({type(action).__name__}) for {agent}; allowed: an int in 0..{NUM_ACTIONS - 1} (Discrete({NUM_ACTIONS}))"
 
 
 class _AgentIterator:

@@ -1,7 +1,7 @@
-"""Reference batched engine: :class:`grinch_env.vector.VectorGrinch`'s interface over a loop of scalar games.
+"""Reference batched engine: :class:`grinch_env.grinch.vector.VectorGrinch`'s interface over a loop of scalar games.
 
-It steps one :class:`~grinch_env.game.Game` per slot and encodes with
-:func:`~grinch_env.encoding.encode`, so it is correct by construction and slow
+It steps one :class:`~grinch_env.grinch.game.Game` per slot and encodes with
+:func:`~grinch_env.grinch.encoding.encode`, so it is correct by construction and slow
 (about 75k decisions/s); ``benchmarks/bench_vector.py`` compares it with the
 array engine.  Same arguments, returns and errors as ``VectorGrinch``.
 """
@@ -12,12 +12,11 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from grinch_env.cards import NUM_CARDS
-from grinch_env.encoding import OBS_SIZE, action_mask, encode, scales_for
-from grinch_env.env import REWARD_MODES, terminal_rewards
-from grinch_env.game import MAX_PLAYERS, NUM_ACTIONS, Game
-from grinch_env.scoring import resolve_layout
-from grinch_env.vector import DeckSource, _sizes, batched_decks, illegal_action_error
+from grinch_env.grinch.cards import NUM_CARDS
+from grinch_env.grinch.encoding import OBS_SIZE, action_mask, encode, scales_for
+from grinch_env.grinch.game import MAX_PLAYERS, NUM_ACTIONS, REWARD_MODES, Game, terminal_rewards
+from grinch_env.grinch.scoring import resolve_layout
+from grinch_env.grinch.vector import DeckSource, _sizes, batched_decks, illegal_action_error
 
 
 class _DeckRng:
@@ -38,8 +37,8 @@ class ReferenceVectorGrinch:
 
     Arguments: ``num_envs`` (>= 1); ``num_players`` an int 2..6 or a sequence of
     them (game i gets ``num_players[i % len]``); ``seed`` for the shuffles;
-    ``bonus_layout`` as in :class:`~grinch_env.game.Game`; ``reward_mode``
-    ``"win"`` or ``"margin"`` (:func:`grinch_env.env.terminal_rewards`);
+    ``bonus_layout`` as in :class:`~grinch_env.grinch.game.Game`; ``reward_mode``
+    ``"win"`` or ``"margin"`` (:func:`grinch_env.grinch.env.terminal_rewards`);
     ``deck_source`` an optional callable ``indices int64[k] -> int[k, 48]``
     that deals the decks (top card last) of the games in ``indices`` that
     start a round, used by the differential test (:func:`per_game_decks`).

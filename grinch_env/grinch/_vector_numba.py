@@ -1,7 +1,7 @@
-"""Optional numba kernels for :class:`grinch_env.vector.VectorGrinch` (``backend="numba"``).
+"""Optional numba kernels for :class:`grinch_env.grinch.vector.VectorGrinch` (``backend="numba"``).
 
 The same functions of the engine's state arrays as the numpy code of
-``grinch_env.vector`` (the transitions ``_discard``/``_draw``/``_score``/
+``grinch_env.grinch.vector`` (the transitions ``_discard``/``_draw``/``_score``/
 ``_start_round``/``_rewards`` and the observation ``_encode``), written as
 compiled loops over the games: no grouping by phase, no fancy indexing, no
 temporaries.  A step is :func:`step_into` (check every action, then apply
@@ -20,8 +20,8 @@ import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros  # count trailing zero bits (LLVM cttz)
 
-from grinch_env.cards import CARDS_PER_SUIT, NUM_CARDS, NUM_SUITS
-from grinch_env.encoding import (
+from grinch_env.grinch.cards import CARDS_PER_SUIT, NUM_CARDS, NUM_SUITS
+from grinch_env.grinch.encoding import (
     AT_TABLE,
     DRAW_PILE_SIZE,
     FIRST_DRAW_MADE,
@@ -40,22 +40,25 @@ from grinch_env.encoding import (
     TOTALS,
     TURN,
 )
-from grinch_env.env import MARGIN_SCALE
-from grinch_env.game import (
+from grinch_env.grinch.game import (
     DEAL_SIZE,
     DRAW_DISCARD_BASE,
     DRAW_PILE_ACTION,
     GRINCH_DRAWS,
+    MARGIN_SCALE,
     MAX_PLAYERS,
     NUM_ACTIONS,
+    PHASE_DISCARD,
+    PHASE_DRAW,
+    PHASE_SCORE,
     SCORE_BASE,
     TURNS_PER_ROUND,
     WHO_DRAWS,
 )
-from grinch_env.scoring import MATCH_POINTS, NUM_ROWS, RUN_POINTS
-from grinch_env.vector import _COUNTS_BITS, _RANK_SUM_AT, _SUIT_COUNT_AT, _SUIT_FEATURES, _TOP_AT
+from grinch_env.grinch.scoring import MATCH_POINTS, NUM_ROWS, RUN_POINTS
+from grinch_env.grinch.vector import _COUNTS_BITS, _RANK_SUM_AT, _SUIT_COUNT_AT, _SUIT_FEATURES, _TOP_AT
 
-_DISCARD, _DRAW, _SCORE = 0, 1, 2
+_DISCARD, _DRAW, _SCORE = PHASE_DISCARD.code, PHASE_DRAW.code, PHASE_SCORE.code  # the Phase enum's array codes
 # step_into's status per game: nothing more to do, a round to deal, a game over (rewards written, then a new game to deal).
 NO_DEAL, NEW_ROUND, GAME_OVER = 0, 1, 2
 _PAD = 2 * NUM_ROWS + 1
@@ -72,7 +75,7 @@ _RUN_POINTS = np.array(RUN_POINTS, dtype=np.int64)
 
 @numba.njit(cache=True, nogil=True)
 def _features(hand):  # pragma: no cover - compiled
-    """The packed suit features of a hand (``grinch_env.vector._suit_feature_table``; the table is a constant here)."""
+    """The packed suit features of a hand (``grinch_env.grinch.vector._suit_feature_table``; the table is a constant here)."""
     feat = 0
     for s in range(NUM_SUITS):
         chunk = np.int64((hand >> np.uint64(CARDS_PER_SUIT * s)) & np.uint64((1 << CARDS_PER_SUIT) - 1))
@@ -84,7 +87,7 @@ def _features(hand):  # pragma: no cover - compiled
 def _match_run(feat):  # pragma: no cover - compiled
     """Match and Run points of a hand from the per-rank counts in its packed features.
 
-    A 6-step loop rather than ``grinch_env.vector._MATCH_RUN``: that table is 2 MB, a cache miss per lookup.
+    A 6-step loop rather than ``grinch_env.grinch.vector._MATCH_RUN``: that table is 2 MB, a cache miss per lookup.
     """
     most = 0
     run = 0
@@ -99,7 +102,7 @@ def _match_run(feat):  # pragma: no cover - compiled
 
 @numba.njit(cache=True, nogil=True)
 def _row_value(feat, row):  # pragma: no cover - compiled
-    """Row ``row``'s value of a hand from its packed features (as ``grinch_env.vector._hand_values``)."""
+    """Row ``row``'s value of a hand from its packed features (as ``grinch_env.grinch.vector._hand_values``)."""
     if row < NUM_SUITS:
         return (feat >> (_RANK_SUM_AT + 6 * row)) & 63
     if row == NUM_SUITS:
@@ -181,7 +184,7 @@ def encode_into(
                 mask[i, trailing_zeros(x)] = 1
                 x &= x - one
         elif ph == _DRAW:
-            mask[i, DRAW_PILE_ACTION] = 1  # the draw pile never runs out (grinch_env.vector's docstring); the piles above
+            mask[i, DRAW_PILE_ACTION] = 1  # the draw pile never runs out (grinch_env.grinch.vector's docstring); the piles above
         else:
             for k in range(NUM_ROWS):
                 if pad[i, c, k] == 0.0:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
-from grinch_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, RANK, SUIT, SUIT_NAMES, card_id, check_card
+from grinch_env.grinch.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, RANK, SUIT, SUIT_NAMES, card_id, check_card
 
 NUM_ROWS = 7
 WREATHS_ROW, NOISE_ROW, ORNAMENTS_ROW, PRESENTS_ROW, RAINBOW_ROW, MATCH_ROW, RUN_ROW = range(NUM_ROWS)

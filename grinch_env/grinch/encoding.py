@@ -1,4 +1,4 @@
-"""Observation and action-mask encoding of a :class:`~grinch_env.game.Game` from one seat.
+"""Observation and action-mask encoding of a :class:`~grinch_env.grinch.game.Game` from one seat.
 
 One fixed shape for 2..6 players: seats are listed by *relative seat*
 ``j = (seat - observer) % n`` (``j = 0`` is the observer, ``j = 1`` the player
@@ -44,8 +44,8 @@ import struct
 
 import numpy as np
 
-from grinch_env.cards import CARDS_PER_SUIT, NUM_CARDS, NUM_RANKS, NUM_SUITS
-from grinch_env.game import (
+from grinch_env.grinch.cards import CARDS_PER_SUIT, NUM_CARDS, NUM_RANKS, NUM_SUITS
+from grinch_env.grinch.game import (
     DRAW_DISCARD_BASE,
     DRAW_PILE_ACTION,
     MAX_PLAYERS,
@@ -58,7 +58,7 @@ from grinch_env.game import (
     SCORE_BASE,
     Game,
 )
-from grinch_env.scoring import MATCH_ROW, MAX_ROW_VALUE, NUM_ROWS, RUN_ROW, bonus_points, max_bonus, row_scores
+from grinch_env.grinch.scoring import MATCH_ROW, MAX_ROW_VALUE, NUM_ROWS, RUN_ROW, bonus_points, max_bonus, row_scores
 
 HAND = 0
 SEAT_BLOCK = 48
@@ -81,7 +81,7 @@ OWN_BONUS = OWN_ROW_VALUES + NUM_ROWS  # 1335
 TO_ACT = OWN_BONUS + 1  # 1336
 OBS_SIZE = TO_ACT + 1  # 1337
 
-_PHASE_INDEX = {PHASE_DISCARD: 0, PHASE_DRAW: 1, PHASE_SCORE: 2}
+_PHASE_INDEX = {p: p.code for p in (PHASE_DISCARD, PHASE_DRAW, PHASE_SCORE)}  # the Phase enum's codes
 MAX_HAND = 6
 
 

@@ -27,12 +27,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from grinch_env.agents.base import BaseAgent, View, decode
-from grinch_env.agents.handeval import HandEvaluator, five_card_subsets
-from grinch_env.agents.simple import pick_best
-from grinch_env.cards import NUM_CARDS
-from grinch_env.game import DRAW_DISCARD_BASE, DRAW_PILE_ACTION, MAX_ROUNDS, SCORE_BASE, TURNS_PER_ROUND, WHO_DRAWS
-from grinch_env.scoring import NUM_ROWS
+from grinch_env.grinch.agents.base import BaseAgent, View, decode
+from grinch_env.grinch.agents.handeval import HandEvaluator, five_card_subsets
+from grinch_env.grinch.agents.simple import pick_best
+from grinch_env.grinch.cards import NUM_CARDS
+from grinch_env.grinch.game import DRAW_DISCARD_BASE, DRAW_PILE_ACTION, MAX_ROUNDS, SCORE_BASE, TURNS_PER_ROUND, WHO_DRAWS
+from grinch_env.grinch.scoring import NUM_ROWS
 
 HAND_SIZE = 5
 MAX_ROUND_POINTS = 200  # well above any row value plus bonus

@@ -22,7 +22,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from grinch_env.env import raw_env
+from grinch_env.grinch.env import raw_env
 
 
 def play_log(seed: int | None, log: Iterable[tuple[str, int]], *, game_seed: int | None = None, **env_kwargs: Any) -> raw_env:

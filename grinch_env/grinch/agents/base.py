@@ -2,7 +2,7 @@
 
 An agent is any object with ``name``, ``reset(seed)`` and ``act(observation,
 action_mask) -> int`` (optionally ``act_batch``).  Agents see only the
-``float32[1337]`` observation of :func:`grinch_env.encoding.encode` and the
+``float32[1337]`` observation of :func:`grinch_env.grinch.encoding.encode` and the
 ``int8[62]`` mask; :func:`decode` reads the observation back into a
 :class:`View` so that rule-aware agents never need the true game state.
 """
@@ -14,10 +14,10 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from grinch_env import encoding as enc
-from grinch_env.cards import NUM_CARDS
-from grinch_env.game import MAX_PLAYERS, MAX_ROUNDS, NUM_ACTIONS, PHASE_DISCARD, PHASE_DONE, PHASE_DRAW, PHASE_SCORE
-from grinch_env.scoring import NUM_ROWS, resolve_layout
+from grinch_env.grinch import encoding as enc
+from grinch_env.grinch.cards import NUM_CARDS
+from grinch_env.grinch.game import MAX_PLAYERS, MAX_ROUNDS, NUM_ACTIONS, PHASE_DISCARD, PHASE_DONE, PHASE_DRAW, PHASE_SCORE
+from grinch_env.grinch.scoring import NUM_ROWS, resolve_layout
 
 
 @runtime_checkable
@@ -116,7 +116,7 @@ class View:
 
 
 def decode(observation: np.ndarray, scales: enc.Scales | None = None) -> View:
-    """Return the :class:`View` that ``observation`` encodes (the inverse of :func:`grinch_env.encoding.encode`)."""
+    """Return the :class:`View` that ``observation`` encodes (the inverse of :func:`grinch_env.grinch.encoding.encode`)."""
     obs = np.asarray(observation)
     if obs.shape != (enc.OBS_SIZE,):
         raise ValueError(f"observation must have shape ({enc.OBS_SIZE},), got {obs.shape}")

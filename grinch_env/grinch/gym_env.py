@@ -1,15 +1,17 @@
 """Gymnasium single-agent view of *Grinch Grow Your Heart*: one learner seat, the other seats played by agents.
 
-Creation::
+Creation (the ``grinch_env:`` prefix makes Gymnasium import the package,
+which registers the id; after ``import grinch_env`` the bare id works too;
+Gymnasium 1.0 removed the entry-point plugins that registered ids without an import)::
 
-    import gymnasium, grinch_env
-    env = gymnasium.make("grinch_env/GrinchGrowYourHeart-v0", num_players=4, opponents=["greedy"])
+    import gymnasium
+    env = gymnasium.make("grinch_env:grinch_env/GrinchGrowYourHeart-v0", num_players=4, opponents=["greedy"])
     obs, info = env.reset(seed=0)
     obs, reward, terminated, truncated, info = env.step(int(info["action_mask"].nonzero()[0][0]))
 
 =================  ==========================================================
 Observation space  ``Box(0, 1, (1337,), float32)``: the learner's observation
-                   (:mod:`grinch_env.encoding`), always at a learner decision
+                   (:mod:`grinch_env.grinch.encoding`), always at a learner decision
 Action space       ``Discrete(62)`` (the AEC env's actions)
 Action mask        ``env.action_masks()`` (bool[62], for sb3-contrib's
                    MaskablePPO) and ``info["action_mask"]`` (int8[62])
@@ -36,9 +38,8 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from grinch_env.encoding import OBS_SIZE, Scales, action_mask, encode
-from grinch_env.env import REWARD_MODES, terminal_rewards
-from grinch_env.game import NUM_ACTIONS, Game, check_num_players
+from grinch_env.grinch.encoding import OBS_SIZE, Scales, action_mask, encode
+from grinch_env.grinch.game import NUM_ACTIONS, REWARD_MODES, Game, check_num_players, terminal_rewards
 
 ILLEGAL_ACTION_REWARD = -1.0
 

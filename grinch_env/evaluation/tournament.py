@@ -8,19 +8,19 @@ the ``m`` line-ups left form one *cycle*.  Game ``i`` uses line-up
 ``i % m`` and the deal seed ``seed * 1_000_000 + i // m``: every line-up of a
 cycle replays the same shuffles (paired deals).  Over whole cycles every agent
 sits in every seat equally often and, because the Grinch passes left each
-round, plays each role equally often too.
+round, plays each role equally often too.  Games come from the game interface
+(:mod:`grinch_env.games`), so one schedule serves every game.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from grinch_env.encoding import Encoder
-from grinch_env.game import PHASE_SCORE, SCORE_BASE, Game
+from grinch_env.games import DEFAULT_GAME, GameSpec, get_game
 
 DEAL_STRIDE = 1_000_000
 
@@ -55,60 +55,58 @@ def schedule(num_agents: int, num_players: int, num_games: int, seed: int = 0) -
 
 
 def play_game(
-    agents: Sequence[Any], num_players: int, deal: int, seeds: Sequence[int], bonus_layout="standard",
+    agents: Sequence[Any], num_players: int, deal: int, seeds: Sequence[int], game: str | GameSpec = DEFAULT_GAME, **game_options: Any,
 ) -> dict[str, Any]:
-    """Return the record of one game: final totals and, per round and seat, (Grinch?, row, points).
+    """Return the record of one game: final totals, winners and, per round and seat, the game's round record (role, points, ...).
 
-    ``agents[s]`` plays seat ``s`` and sees only :func:`~grinch_env.encoding.encode`'s output.
+    ``agents[s]`` plays seat ``s`` and sees only the game's encoder output
+    (its observation and mask), as in the environment.
     """
-    game = Game(num_players, rng=deal, bonus_layout=bonus_layout)
+    spec = get_game(game)
+    state = spec.new_game(num_players, deal, **game_options)
     # The env's incremental encoder: the game changes only through step() here, as in the env.
-    encoder = Encoder()
+    encoder = spec.encoder()
+    recorder = spec.recorder(state)
     for agent, s in zip(agents, seeds):
         agent.reset(s)
-    rounds: list[list[tuple[int, int, int]]] = [[(0, 0, 0)] * num_players for _ in range(game.num_rounds)]
-    while not game.done:
-        seat = game.current
-        view = encoder.observe(game, seat)
-        action = int(agents[seat].act(view["observation"], view["action_mask"]))
-        if game.phase == PHASE_SCORE:
-            rnd, grinch = game.round, game.grinch
-            game.step(action)
-            row = action - SCORE_BASE
-            rounds[rnd][seat] = (int(seat == grinch), row, game.score_sheet[seat][row])
-        else:
-            game.step(action)
-    return {"totals": game.totals[:], "winners": game.winners(), "rounds": rounds}
+    while not state.done:
+        seat = state.current
+        view = encoder.observe(state, seat)
+        recorder.step(int(agents[seat].act(view["observation"], view["action_mask"])))
+    return {"totals": list(state.totals), "winners": state.winners(), "rounds": recorder.rounds}
 
 
 class Table:
     """Agent instances for each (agent, seat), built once per process."""
 
-    def __init__(self, specs: Sequence[Any], num_players: int, bonus_layout="standard") -> None:
+    def __init__(self, specs: Sequence[Any], num_players: int, game: str | GameSpec = DEFAULT_GAME, game_options: Mapping[str, Any] | None = None) -> None:
         self.specs = list(specs)
         self.num_players = num_players
-        self.bonus_layout = bonus_layout
+        self.game = get_game(game).name
+        self.game_options = dict(game_options or {})
         self._cache: dict[tuple[int, int], Any] = {}
 
     def agent(self, index: int, seat: int) -> Any:
         key = (index, seat)
         if key not in self._cache:
-            self._cache[key] = build_agent(self.specs[index], self.num_players, self.bonus_layout, copy_objects=seat > 0)
+            self._cache[key] = build_agent(self.specs[index], self.num_players, self.game, self.game_options, copy_objects=seat > 0)
         return self._cache[key]
 
 
-def build_agent(spec: Any, num_players: int, bonus_layout="standard", copy_objects: bool = False) -> Any:
-    """Return an agent for ``spec``; built-ins get the game's bonus layout, objects are copied per seat."""
-    from grinch_env.agents import AGENT_CLASSES, make_agent, parse_spec
+def build_agent(spec: Any, num_players: int, game: str | GameSpec = DEFAULT_GAME, game_options: Mapping[str, Any] | None = None,
+                copy_objects: bool = False) -> Any:
+    """Return an agent for ``spec``; built-ins get the game options they take, objects are copied per seat."""
+    from grinch_env.agents import make_agent
 
     if not isinstance(spec, str):
         return copy.deepcopy(spec) if copy_objects else spec
-    name, options = parse_spec(spec)
-    if name in AGENT_CLASSES and bonus_layout != "standard":
-        agent = AGENT_CLASSES[name](bonus_layout=bonus_layout, **options)
-        agent.name = spec
-        return agent
-    return make_agent(spec, num_players=num_players)
+    return make_agent(spec, num_players=num_players, game=get_game(game).name, game_options=agent_options(game, game_options))
+
+
+def agent_options(game: str | GameSpec, game_options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Return the game options that the game's built-in agents take (its harness's ``AGENT_OPTIONS``, e.g. the Grinch's bonus layout)."""
+    wanted = get_game(game).harness.AGENT_OPTIONS
+    return {k: v for k, v in (game_options or {}).items() if k in wanted}
 
 
 def run_game(table: Table, index: int, seed: int, sched: tuple[int, tuple[int, ...]]) -> dict[str, Any]:
@@ -116,6 +114,6 @@ def run_game(table: Table, index: int, seed: int, sched: tuple[int, tuple[int, .
     deal, lineup = sched
     agents = [table.agent(a, s) for s, a in enumerate(lineup)]
     seeds = [agent_seed(seed, index, s) for s in range(table.num_players)]
-    record = play_game(agents, table.num_players, deal, seeds, table.bonus_layout)
+    record = play_game(agents, table.num_players, deal, seeds, table.game, **table.game_options)
     record.update(index=index, deal=deal, lineup=list(lineup))
     return record

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from grinch_env import encoding as enc
-from grinch_env.agents.base import BaseAgent, decode
-from grinch_env.agents.handeval import HandEvaluator
-from grinch_env.cards import NUM_CARDS
-from grinch_env.game import DRAW_DISCARD_BASE, DRAW_PILE_ACTION, SCORE_BASE
-from grinch_env.scoring import NUM_ROWS
+from grinch_env.grinch import encoding as enc
+from grinch_env.grinch.agents.base import BaseAgent, decode
+from grinch_env.grinch.agents.handeval import HandEvaluator
+from grinch_env.grinch.cards import NUM_CARDS
+from grinch_env.grinch.game import DRAW_DISCARD_BASE, DRAW_PILE_ACTION, SCORE_BASE
+from grinch_env.grinch.scoring import NUM_ROWS
 
 
 class RandomAgent(BaseAgent):

@@ -23,12 +23,13 @@ player, in the same order, scores their 5-card hand in an unused row.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from enum import Enum
 from typing import Any
 
 import numpy as np
 
-from grinch_env.cards import NUM_CARDS, card_name
-from grinch_env.scoring import NUM_ROWS, ROW_NAMES, Bonus, bonus_points, resolve_layout, row_value
+from grinch_env.grinch.cards import NUM_CARDS, card_name
+from grinch_env.grinch.scoring import NUM_ROWS, ROW_NAMES, Bonus, bonus_points, resolve_layout, row_value
 
 # ---------------------------------------------------------------- game facts
 MIN_PLAYERS = 2
@@ -61,11 +62,58 @@ def decisions_per_game(num_players: int) -> int:
 
 MAX_GAME_LENGTH = max(decisions_per_game(n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1))
 
-PHASE_DISCARD = "discard"
-PHASE_DRAW = "draw"
-PHASE_SCORE = "score"
-PHASE_DONE = "done"
-PHASES = (PHASE_DISCARD, PHASE_DRAW, PHASE_SCORE, PHASE_DONE)
+
+
+class Phase(str, Enum):
+    """The phase of a game: one enum for the rules, the encoder and the batched engine (``code`` is its array value).
+
+    Members are strings (``Phase.DRAW == "draw"``, JSON and f-strings print the
+    value), so states and logs read as before.
+    """
+
+    DISCARD = "discard"
+    DRAW = "draw"
+    SCORE = "score"
+    DONE = "done"
+
+    __str__ = str.__str__
+    __repr__ = str.__repr__  # messages name the phase as 'draw', as they always did
+    __format__ = str.__format__
+    __hash__ = str.__hash__  # hash like the plain string, so "draw" and Phase.DRAW are one dict key
+
+    @property
+    def code(self) -> int:
+        """Return the phase's integer code in the batched engine's arrays (0..3)."""
+        return _PHASE_CODES[self]
+
+
+_PHASE_CODES = {phase: i for i, phase in enumerate(Phase)}
+PHASE_DISCARD, PHASE_DRAW, PHASE_SCORE, PHASE_DONE = Phase
+PHASES = tuple(Phase)
+
+# ------------------------------------------------------------------ rewards
+REWARD_MODES = ("win", "margin")
+MARGIN_SCALE = 100.0
+
+
+def terminal_rewards(totals: list[int], reward_mode: str = "win") -> list[float]:
+    """Return every seat's terminal reward for the final ``totals`` under ``reward_mode`` (zero-sum).
+
+    ``"win"``: the seats with the highest total share +1, the others share -1
+    (all 0 if every seat ties); ``"margin"``: ``(own total - mean of the others) / 100``.
+    """
+    n = len(totals)
+    if reward_mode == "win":
+        best = max(totals)
+        winners = [t == best for t in totals]
+        w = sum(winners)
+        if w == n:
+            return [0.0] * n
+        return [1.0 / w if is_winner else -1.0 / (n - w) for is_winner in winners]
+    if reward_mode == "margin":
+        total = sum(totals)
+        return [(t - (total - t) / (n - 1)) / MARGIN_SCALE for t in totals]
+    raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
 
 
 class IllegalActionError(ValueError):
@@ -104,7 +152,7 @@ class Game:
     (``rng.permutation(48)``) at the start of every round.
 
     ``pile_log`` is bookkeeping for incremental observers (the env's
-    :class:`~grinch_env.encoding.Encoder`), not state: :meth:`step` appends
+    :class:`~grinch_env.grinch.encoding.Encoder`), not state: :meth:`step` appends
     the seats whose discard pile or known cards it changed, and a new (empty)
     list replaces it whenever every pile may change at once (a new round, a
     draw-pile refill).  Code that edits ``piles`` or ``known`` directly does
@@ -263,6 +311,10 @@ class Game:
         """Return the seats with the highest total (all of them in a tie)."""
         best = max(self.totals)
         return [p for p, t in enumerate(self.totals) if t == best]
+
+    def rewards(self, reward_mode: str = "win") -> list[float]:
+        """Return every seat's terminal reward for the current totals (:func:`terminal_rewards`)."""
+        return terminal_rewards(self.totals, reward_mode)
 
     # ----------------------------------------------------------- transitions
     def step(self, action: int) -> None:
@@ -457,6 +509,7 @@ def _copy_generator(rng: np.random.Generator) -> np.random.Generator:
 
 
 __all__ = [
+    "MARGIN_SCALE", "REWARD_MODES", "Phase", "terminal_rewards",
     "Bonus", "Game", "IllegalActionError", "action_name", "check_num_players", "decisions_per_game",
     "MIN_PLAYERS", "MAX_PLAYERS", "ROUNDS_BY_PLAYERS", "MAX_ROUNDS", "TURNS_PER_ROUND", "NUM_ACTIONS",
     "DISCARD_BASE", "DRAW_PILE_ACTION", "DRAW_DISCARD_BASE", "SCORE_BASE", "MAX_GAME_LENGTH",

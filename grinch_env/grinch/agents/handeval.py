@@ -1,9 +1,9 @@
-"""Vectorised scoring of many hands at once: the same numbers as :mod:`grinch_env.scoring`, in numpy.
+"""Vectorised scoring of many hands at once: the same numbers as :mod:`grinch_env.grinch.scoring`, in numpy.
 
 Rule-aware agents compare thousands of candidate hands per decision; scoring
 them one by one in Python would take milliseconds each time.  The tests check
-that these tables agree with :func:`grinch_env.scoring.row_scores` and
-:func:`grinch_env.scoring.bonus_points`, which stay the rules' reference.
+that these tables agree with :func:`grinch_env.grinch.scoring.row_scores` and
+:func:`grinch_env.grinch.scoring.bonus_points`, which stay the rules' reference.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from itertools import combinations
 
 import numpy as np
 
-from grinch_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, RANK, SUIT
-from grinch_env.scoring import MATCH_POINTS, NUM_ROWS, RUN_POINTS
+from grinch_env.grinch.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, RANK, SUIT
+from grinch_env.grinch.scoring import MATCH_POINTS, NUM_ROWS, RUN_POINTS
 
 SUIT_OF = np.array(SUIT, dtype=np.int64)
 RANK_OF = np.array(RANK, dtype=np.int64)

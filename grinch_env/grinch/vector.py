@@ -3,7 +3,7 @@
 Example::
 
     import numpy as np
-    from grinch_env.vector import VectorGrinch
+    from grinch_env.grinch.vector import VectorGrinch
 
     venv = VectorGrinch(num_envs=1024, num_players=[2, 3, 4, 5, 6], seed=0)
     obs, mask, seat = venv.reset()               # float32[envs,1337], int8[envs,62], int64[envs]
@@ -15,8 +15,8 @@ Example::
 
 ``obs[i]`` and ``mask[i]`` are game i's observation and action mask from the
 seat ``seat[i]`` of the player to act, with exactly the encoding of the AEC
-env (:mod:`grinch_env.encoding`) and the same ``Discrete(62)`` actions.
-``rewards[i, s]`` is seat ``s``'s reward (:func:`grinch_env.env.terminal_rewards`,
+env (:mod:`grinch_env.grinch.encoding`) and the same ``Discrete(62)`` actions.
+``rewards[i, s]`` is seat ``s``'s reward (:func:`grinch_env.grinch.env.terminal_rewards`,
 ``reward_mode`` "win" or "margin") of a game that ended on this step
 (``dones[i]``), zero otherwise and for seats ``s >= num_players[i]``.  A
 finished game is reset at once: ``obs/mask/seat`` are then the first decision
@@ -27,11 +27,11 @@ next call).
 
 Games of different sizes mix in one batch (``num_players=[2, 3, 4, 5, 6]`` is
 repeated over the batch); each keeps its own number of rounds and decisions
-(:func:`grinch_env.game.decisions_per_game`).
+(:func:`grinch_env.grinch.game.decisions_per_game`).
 
-Same rules as :mod:`grinch_env.game`
+Same rules as :mod:`grinch_env.grinch.game`
 ------------------------------------
-The scalar :class:`~grinch_env.game.Game` is the source of truth; this module
+The scalar :class:`~grinch_env.grinch.game.Game` is the source of truth; this module
 is the same state machine over arrays, and ``tests/test_vector.py`` plays
 thousands of games through both with the same decks and actions and asserts
 identical observations, masks, seats, rewards and totals at every step.  The
@@ -61,7 +61,7 @@ of precomputed float32 tables, so the values are bit-identical to the scalar
 encoder's; numpy builds it with one gather of the per-seat arrays and
 ``np.unpackbits`` into the float buffer, in blocks of 1024 games.
 
-The ``"numba"`` backend (``grinch_env._vector_numba``; ``backend="auto"``, the
+The ``"numba"`` backend (``grinch_env.grinch._vector_numba``; ``backend="auto"``, the
 default, takes it when numba is installed) runs the same state machine as
 compiled loops over the games: ``step_into`` checks all actions and then
 applies them (rewards included), ``deal_into`` deals the decks of the games
@@ -95,8 +95,8 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from grinch_env.cards import CARDS_PER_SUIT, NUM_CARDS, NUM_SUITS, RANK
-from grinch_env.encoding import (
+from grinch_env.grinch.cards import CARDS_PER_SUIT, NUM_CARDS, NUM_SUITS, RANK
+from grinch_env.grinch.encoding import (
     AT_TABLE,
     DRAW_PILE_SIZE,
     FIRST_DRAW_MADE,
@@ -122,14 +122,18 @@ from grinch_env.encoding import (
     TURN,
     Scales,
 )
-from grinch_env.env import MARGIN_SCALE, REWARD_MODES
-from grinch_env.game import (
+from grinch_env.grinch.game import (
     DEAL_SIZE,
     DRAW_DISCARD_BASE,
     DRAW_PILE_ACTION,
     GRINCH_DRAWS,
+    MARGIN_SCALE,
     MAX_PLAYERS,
     NUM_ACTIONS,
+    PHASE_DISCARD,
+    PHASE_DRAW,
+    PHASE_SCORE,
+    REWARD_MODES,
     ROUNDS_BY_PLAYERS,
     SCORE_BASE,
     TURNS_PER_ROUND,
@@ -137,12 +141,12 @@ from grinch_env.game import (
     action_name,
     check_num_players,
 )
-from grinch_env.scoring import MATCH_POINTS, MAX_ROW_VALUE, NUM_ROWS, RUN_POINTS, resolve_layout
+from grinch_env.grinch.scoring import MATCH_POINTS, MAX_ROW_VALUE, NUM_ROWS, RUN_POINTS, resolve_layout
 
 DeckSource = Callable[[np.ndarray], np.ndarray]
 
 # Phases as small ints (the scalar engine's "discard", "draw", "score").
-_DISCARD, _DRAW, _SCORE = 0, 1, 2
+_DISCARD, _DRAW, _SCORE = PHASE_DISCARD.code, PHASE_DRAW.code, PHASE_SCORE.code  # the Phase enum's array codes
 _SEATS = np.arange(MAX_PLAYERS)
 _BIT = np.left_shift(np.uint64(1), np.arange(NUM_CARDS, dtype=np.uint64))
 _CHUNK = np.uint64((1 << CARDS_PER_SUIT) - 1)
@@ -157,8 +161,8 @@ _POOL = 3  # observation buffers watched for reuse (the caller holds the last on
 if not (
     SEAT_BLOCK == NUM_CARDS and SEAT_STRIDE == 4 * NUM_CARDS and (PILE_CONTENTS, PILE_TOP, PILE_SECOND, KNOWN_IN_HAND) == (0, 48, 96, 144)
     and AT_TABLE == SEAT_BLOCK + MAX_PLAYERS * SEAT_STRIDE
-):  # pragma: no cover - guards a change of grinch_env.encoding's index table
-    raise ImportError("grinch_env.vector assumes the card-bitmap layout of grinch_env.encoding; update VectorGrinch._encode and _vector_numba")
+):  # pragma: no cover - guards a change of grinch_env.grinch.encoding's index table
+    raise ImportError("grinch_env.grinch.vector assumes the card-bitmap layout of grinch_env.grinch.encoding; update VectorGrinch._encode and _vector_numba")
 
 
 # A hand's scoring features from one lookup per suit: the table maps (suit, 12-bit chunk of that suit's cards)
@@ -224,7 +228,7 @@ def _backend(name: str) -> str:
     if name == "numpy":
         return name
     try:
-        import grinch_env._vector_numba  # noqa: F401 - compiles the kernel (or loads it from numba's cache)
+        import grinch_env.grinch._vector_numba  # noqa: F401 - compiles the kernel (or loads it from numba's cache)
     except ImportError as exc:
         if name == "numba":
             raise ValueError(f"backend 'numba' needs the numba package (pip install numba): {exc}") from None
@@ -250,7 +254,7 @@ class VectorGrinch:
 
     Arguments: ``num_envs`` (>= 1); ``num_players`` an int 2..6 or a sequence of
     them (game i gets ``num_players[i % len]``); ``seed`` for the shuffles
-    (``reset(seed)`` re-seeds); ``bonus_layout`` as in :class:`~grinch_env.game.Game`;
+    (``reset(seed)`` re-seeds); ``bonus_layout`` as in :class:`~grinch_env.grinch.game.Game`;
     ``reward_mode`` ``"win"`` or ``"margin"``; ``deck_source`` an optional
     callable ``indices int64[k] -> int[k, 48]`` dealing the decks (top card
     last) of the games in ``indices`` that start a round; it replaces the
@@ -334,7 +338,7 @@ class VectorGrinch:
         self._obs_pool: list[np.ndarray] = []  # large observation buffers returned with copy=True, reused once dropped
         self._recycle = self.backend == "numba" and self.copy and envs * OBS_SIZE * 4 >= _RECYCLE_BYTES
         if self.backend == "numba":
-            from grinch_env import _vector_numba as kernels
+            from grinch_env.grinch import _vector_numba as kernels
 
             # The kernels' arguments, bound once: the state arrays are only ever updated in place.
             self._kernels = kernels
@@ -394,7 +398,7 @@ class VectorGrinch:
         return obs, mask, seat, rewards, dones
 
     def _step_numba(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """``step`` through the compiled kernels of :mod:`grinch_env._vector_numba` (same results as the numpy transitions)."""
+        """``step`` through the compiled kernels of :mod:`grinch_env.grinch._vector_numba` (same results as the numpy transitions)."""
         k = self._kernels
         a = self._actions_array(actions)
         rewards = np.zeros((self.num_envs, MAX_PLAYERS), dtype=np.float32)
@@ -536,7 +540,7 @@ class VectorGrinch:
         return last[~going_on]
 
     def _rewards(self, totals: np.ndarray, n: np.ndarray) -> np.ndarray:
-        """Return float32[k,6] terminal rewards as :func:`grinch_env.env.terminal_rewards` computes them (float64, then float32)."""
+        """Return float32[k,6] terminal rewards as :func:`grinch_env.grinch.env.terminal_rewards` computes them (float64, then float32)."""
         valid = _SEATS < n[:, None]
         if self.reward_mode == "win":
             best = np.where(valid, totals, -1).max(axis=1, keepdims=True)
@@ -552,7 +556,7 @@ class VectorGrinch:
         return np.where(valid, out, 0.0).astype(np.float32)
 
     def _hand_values(self, hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Return int64[k,7] row values and int64[k] bonuses of the hands (uint64 bitmasks, at most 6 cards), as :mod:`grinch_env.scoring` scores them."""
+        """Return int64[k,7] row values and int64[k] bonuses of the hands (uint64 bitmasks, at most 6 cards), as :mod:`grinch_env.grinch.scoring` scores them."""
         chunks = ((hands[:, None] >> _SUIT_SHIFT) & _CHUNK).astype(np.int64)  # [k, 4]: one suit each
         f = _SUIT_FEATURES[chunks + _SUIT_OFFSET].sum(axis=1)
         values = np.empty((len(hands), NUM_ROWS), dtype=np.int64)

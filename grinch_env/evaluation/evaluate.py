@@ -1,0 +1,339 @@
+"""Evaluate agents against each other: seat-rotated, paired-deal tournaments with intervals and ratings.
+
+Usage (``python -m training.evaluate`` is the same command)::
+
+    python -m grinch_env.evaluation --agents greedy,random --players 4 --games 2000 --seed 0 --out reports/x
+    python -m grinch_env.evaluation --league checkpoints/ --agents random,greedy,expectimax --players 4 --games 800
+    python -m grinch_env.evaluation --game gnoming --agents search,greedy --players 5 --games 500
+
+In code: ``evaluate(["expectimax", "greedy"], num_players=4, num_games=400)``
+(``game="gnoming"`` for the second game)
+returns an :class:`EvalResult`; ``write_report(result, out_dir)`` writes
+``results.json``, ``table.txt`` and PNG plots.  Games are a pure function of
+``(seed, game index)``, so results are identical for any ``processes``.
+The schedule (seat rotation, paired deals) is described in
+:mod:`grinch_env.evaluation.tournament`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import pickle
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from grinch_env.evaluation.ratings import mean_interval, rate_games, wilson_interval
+from grinch_env.evaluation.report import repeated_names_note
+from grinch_env.evaluation.tournament import Table, build_agent, lineups, run_game, schedule
+from grinch_env.games import DEFAULT_GAME, GAMES, GameSpec, get_game
+
+CHECKPOINT_SUFFIXES = (".pt", ".zip")
+
+
+@dataclass
+class EvalResult:
+    """Every figure of one evaluation run; ``to_dict()`` is what ``results.json`` holds."""
+
+    agents: list[str]
+    num_players: int
+    num_games: int
+    seed: int
+    bonus_layout: Any
+    cycle_size: int
+    per_agent: dict[str, dict[str, Any]]
+    games: list[dict[str, Any]] = field(repr=False)
+    game: str = DEFAULT_GAME
+
+    @property
+    def spec(self) -> GameSpec:
+        return get_game(self.game)
+
+    @property
+    def balanced(self) -> bool:
+        """Whether every agent sat in every seat equally often (the games fill whole cycles)."""
+        return self.num_games % self.cycle_size == 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "agents": self.agents,
+            "num_players": self.num_players,
+            "num_games": self.num_games,
+            "seed": self.seed,
+            "bonus_layout": self.bonus_layout if isinstance(self.bonus_layout, str) else "custom",
+            "cycle_size": self.cycle_size,
+            "balanced": self.balanced,
+            "per_agent": self.per_agent,
+            "games": [{k: g[k] for k in ("index", "deal", "lineup", "totals", "winners")} for g in self.games],
+        }
+
+    def table(self) -> str:
+        """Return a plain-text table of the main figures, best rating first."""
+        spec = self.spec
+        role_a, role_b = spec.roles
+        head = (f"{'agent':<28} {'seats':>6} {'win rate [95% CI]':>24} {'mean score [95% CI]':>26} "
+                f"{'as ' + role_a:>10} {'as ' + role_b:>10} {'rating mu±sigma':>16}")
+        lines = [
+            f"{spec.title}: {self.num_games} games, {self.num_players} players, seed {self.seed}, cycle {self.cycle_size} line-ups"
+            + ("" if self.balanced else " (last cycle partial: seats not exactly balanced)"),
+            f"({'highest' if spec.highest_total_wins else 'lowest'} total wins; 'as {role_a}'/'as {role_b}': mean points per round in that role)",
+            head,
+            "-" * len(head),
+        ]
+        note = repeated_names_note(self.agents)
+        if note:
+            lines.insert(2, note)
+        order = sorted(self.per_agent, key=lambda a: -self.per_agent[a]["rating"]["ordinal"])
+        for name in order:
+            a = self.per_agent[name]
+            lo, hi = a["win_rate_ci"]
+            slo, shi = a["mean_score_ci"]
+            rating = a["rating"]
+            lines.append(
+                f"{name[:28]:<28} {a['seat_games']:>6} {a['win_rate']:>8.3f} [{lo:.3f}, {hi:.3f}] "
+                f"{a['mean_score']:>8.1f} [{slo:7.1f}, {shi:7.1f}] {a['roles'][role_a]['mean_round_points']:>10.1f} "
+                f"{a['roles'][role_b]['mean_round_points']:>10.1f} {rating['mu']:>8.2f}±{rating['sigma']:<5.2f}"
+            )
+        if spec.row_names:
+            lines.append("")
+            lines.append("mean points per game by row (usage rate):")
+            lines.append(f"{'agent':<28} " + " ".join(f"{r:>14}" for r in spec.row_names))
+            for name in order:
+                rows = self.per_agent[name]["rows"]
+                lines.append(f"{name[:28]:<28} " + " ".join(f"{r['points_per_game']:>6.1f} ({r['usage_rate']:.2f})" for r in rows))
+        return "\n".join(lines)
+
+
+def _check_args(agents: Sequence[Any], num_players: Any, num_games: Any, processes: Any, spec: GameSpec) -> int:
+    if isinstance(num_players, bool) or not isinstance(num_players, int) or num_players not in spec.player_counts():
+        raise ValueError(f"table size (num_players) for {spec.title} must be an int in {spec.min_players}..{spec.max_players}, got {num_players!r}")
+    n = num_players
+    if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 1:
+        raise ValueError(f"num_games must be an int >= 1, got {num_games!r}")
+    if isinstance(processes, bool) or not isinstance(processes, int) or processes < 1:
+        raise ValueError(f"processes must be an int >= 1, got {processes!r}")
+    if len(agents) < 1:
+        raise ValueError("give at least one agent (a name such as greedy, or a checkpoint path)")
+    return n
+
+
+def agent_names(agents: Sequence[Any], num_players: int) -> list[str]:
+    """Return a distinct display name per agent (``greedy``, ``greedy#2`` for a repeated one; ``run/file`` for a checkpoint)."""
+    names: list[str] = []
+    for spec in agents:
+        if isinstance(spec, str):
+            base = _checkpoint_label(spec) if os.path.exists(spec) else spec
+        else:
+            base = getattr(spec, "name", None) or type(spec).__name__
+        name, k = base, 2
+        while name in names:
+            name, k = f"{base}#{k}", k + 1
+        names.append(name)
+    return names
+
+
+def _checkpoint_label(path: str) -> str:
+    p = Path(path).resolve()
+    return f"{p.parent.name}/{p.name}" if p.is_file() else p.name
+
+
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(specs: Sequence[Any], num_players: int, game: str, game_options: dict[str, Any], seed: int, num_games: int, worker: bool = False) -> None:
+    specs = [pickle.loads(s) if isinstance(s, bytes) else s for s in specs]
+    if worker and ("torch" in sys.modules or any(isinstance(s, str) and os.path.exists(s) for s in specs)):
+        # One process per core: torch's default thread pool per worker oversubscribes the cores, and a
+        # one-observation forward pass then took 16 ms instead of 0.4 ms (benchmarks/bench_agents.py).
+        import torch
+
+        torch.set_num_threads(1)
+    _WORKER["table"] = Table(specs, num_players, game, game_options)
+    _WORKER["seed"] = seed
+    _WORKER["schedule"] = schedule(len(specs), num_players, num_games, seed)
+
+
+def _worker_game(index: int) -> dict[str, Any]:
+    return run_game(_WORKER["table"], index, _WORKER["seed"], _WORKER["schedule"][index])
+
+
+def evaluate(
+    agents: Sequence[Any],
+    num_players: int,
+    num_games: int,
+    seed: int = 0,
+    processes: int = 1,
+    progress: bool = False,
+    bonus_layout: Any = "standard",
+    game: str | GameSpec = DEFAULT_GAME,
+    game_options: dict[str, Any] | None = None,
+) -> EvalResult:
+    """Return the results of ``num_games`` seat-rotated, paired-deal games between ``agents`` (names, paths or agent objects).
+
+    ``game`` names the game (``"grinch"`` or ``"gnoming"``); ``game_options``
+    are its rule options (``bonus_layout`` is the Grinch's, kept as a keyword).
+    """
+    spec_game = get_game(game)
+    game_options = dict(game_options or {})
+    if spec_game.name == "grinch" and bonus_layout != "standard":
+        game_options.setdefault("bonus_layout", bonus_layout)
+    agents = list(agents)
+    n = _check_args(agents, num_players, num_games, processes, spec_game)
+    # Build each agent once here so that a bad name or checkpoint fails before any game is played.
+    for spec in agents:
+        build_agent(spec, n, spec_game, game_options)
+    names = agent_names(agents, n)
+    init_args = (agents, n, spec_game.name, game_options, seed, num_games)
+    bar = _progress_bar(num_games, progress)
+    records: list[dict[str, Any]] = []
+    if processes == 1:
+        _init_worker(*init_args)
+        for i in range(num_games):
+            records.append(_worker_game(i))
+            bar.update()
+    else:
+        # spawn, not fork: a forked copy of a process that has used torch's threads can hang.  Agent objects travel
+        # as plain pickles: the pool's own pickler would hand torch tensors over as shared-memory handles, which
+        # fail to open in the workers on some machines (and the pool then respawns its workers for ever).
+        ctx = multiprocessing.get_context("spawn")
+        init_args = ([s if isinstance(s, str) else pickle.dumps(s) for s in agents], *init_args[1:], True)
+        with ctx.Pool(processes, initializer=_init_worker, initargs=init_args) as pool:
+            for record in pool.imap(_worker_game, range(num_games), chunksize=max(1, min(16, num_games // (4 * processes)))):
+                records.append(record)
+                bar.update()
+    bar.close()
+    return summarise(names, n, num_games, seed, game_options.get("bonus_layout", "standard"), records, spec_game.name)
+
+
+def _progress_bar(total: int, enabled: bool):
+    from tqdm import tqdm
+
+    return tqdm(total=total, disable=not enabled, unit="game", desc="evaluate", file=sys.stderr)
+
+
+def summarise(names: list[str], n: int, num_games: int, seed: int, bonus_layout: Any, records: list[dict[str, Any]],
+              game: str = DEFAULT_GAME) -> EvalResult:
+    """Return the :class:`EvalResult` of finished game records (in game order)."""
+    spec = get_game(game)
+    row_names = spec.row_names
+    k = len(names)
+    wins = [0.0] * k
+    scores: list[list[int]] = [[] for _ in range(k)]
+    row_points = [[0] * len(row_names) for _ in range(k)]
+    row_uses = [[0] * len(row_names) for _ in range(k)]
+    role_points: list[dict[str, list[int]]] = [{role: [] for role in spec.roles} for _ in range(k)]
+    for rec in records:
+        lineup, totals, winners = rec["lineup"], rec["totals"], rec["winners"]
+        for s, a in enumerate(lineup):
+            scores[a].append(totals[s])
+            if s in winners:
+                wins[a] += 1.0 / len(winners)  # a shared win is split between the tied seats
+        for rnd in rec["rounds"]:
+            for s, entry in enumerate(rnd):
+                if not entry:  # a round that was not played
+                    continue
+                a = lineup[s]
+                role_points[a][entry["role"]].append(entry["points"])
+                if row_names:
+                    row_points[a][entry["row"]] += entry["points"]
+                    row_uses[a][entry["row"]] += 1
+    sign = 1 if spec.highest_total_wins else -1  # openskill ranks higher scores first
+    ratings = rate_games(names, [(rec["lineup"], [sign * t for t in rec["totals"]]) for rec in records])
+    per_agent: dict[str, dict[str, Any]] = {}
+    for a, name in enumerate(names):
+        seat_games = len(scores[a])
+        mean, lo, hi = mean_interval(scores[a])
+        roles = {}
+        for role, pts in role_points[a].items():
+            m, rlo, rhi = mean_interval(pts)
+            roles[role] = {"rounds": len(pts), "mean_round_points": m, "ci": [rlo, rhi]}
+        per_agent[name] = {
+            "seat_games": seat_games,
+            "wins": wins[a],
+            "win_rate": wins[a] / seat_games if seat_games else float("nan"),
+            "win_rate_ci": list(wilson_interval(wins[a], seat_games)),
+            "mean_score": mean,
+            "mean_score_ci": [lo, hi],
+            "scores": scores[a],
+            "rows": [
+                {
+                    "row": row_names[r],
+                    "usage_rate": row_uses[a][r] / seat_games if seat_games else 0.0,
+                    "points_per_game": row_points[a][r] / seat_games if seat_games else 0.0,
+                    "mean_when_used": row_points[a][r] / row_uses[a][r] if row_uses[a][r] else 0.0,
+                }
+                for r in range(len(row_names))
+            ],
+            "roles": roles,
+            **{role.lower(): roles[role] for role in spec.roles},  # "grinch"/"who": the keys results.json always had
+            "rating": ratings[name],
+        }
+    return EvalResult(names, n, num_games, seed, bonus_layout, len(lineups(k, n)), per_agent, records, spec.name)
+
+
+def write_report(result: EvalResult, out_dir: str | os.PathLike) -> None:
+    """Write ``results.json``, ``table.txt`` and the PNG plots of ``result`` into ``out_dir``."""
+    from grinch_env.evaluation.report import write_report as _write
+
+    _write(result, out_dir)
+
+
+def league_specs(directory: str) -> list[str]:
+    """Return the checkpoints of a league directory: ``*.pt``/``*.zip`` files and run directories inside it, sorted."""
+    root = Path(directory)
+    if not root.is_dir():
+        raise ValueError(f"--league must be an existing directory of checkpoints, got {directory!r}")
+    found = sorted(str(p) for p in root.iterdir() if (p.is_file() and p.suffix in CHECKPOINT_SUFFIXES) or (p.is_dir() and any(p.glob("*.pt"))))
+    if not found:
+        raise ValueError(f"no checkpoint (*.pt, *.zip, or a run directory holding *.pt) in {directory!r}")
+    return found
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m grinch_env.evaluation", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--game", default=DEFAULT_GAME, choices=sorted(GAMES), help=f"the game (default {DEFAULT_GAME})")
+    parser.add_argument("--agents", default="", help="comma-separated agent names (grinch: random, greedy, expectimax[:samples=N]; "
+                        "gnoming: random, greedy, search[:samples=N]) and/or checkpoint paths")
+    parser.add_argument("--league", default=None, help="directory whose checkpoints join the agents (a league run)")
+    parser.add_argument("--players", type=int, default=None,
+                        help="table size (grinch 2..6, gnoming 3..7; default 4)")
+    parser.add_argument("--games", type=int, default=200, help="number of games (default 200)")
+    parser.add_argument("--seed", type=int, default=0, help="tournament seed: deals and agent seeds derive from it")
+    parser.add_argument("--processes", type=int, default=1, help="worker processes (results do not depend on it)")
+    parser.add_argument("--bonus-layout", default="standard", choices=["standard", "none"], help="bonus card layout (grinch only)")
+    parser.add_argument("--out", default=None, help="directory for results.json, table.txt and plots")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    spec = get_game(args.game)
+    specs = [s.strip() for s in args.agents.split(",") if s.strip()]
+    try:
+        if args.league:
+            specs = league_specs(args.league) + specs
+        if not specs:
+            raise ValueError("give --agents (e.g. greedy,random) and/or --league DIR")
+        if args.bonus_layout != "standard" and spec.name != "grinch":
+            raise ValueError(f"--bonus-layout is a Grinch option; {spec.title} has no bonus cards")
+        players = spec.default_players if args.players is None else args.players
+        result = evaluate(specs, players, args.games, seed=args.seed, processes=args.processes,
+                          progress=not args.no_progress, bonus_layout=args.bonus_layout, game=spec.name)
+    except ValueError as exc:
+        parser.error(str(exc))
+    print(result.table())
+    if args.out:
+        write_report(result, args.out)
+        print(f"\nwrote {args.out}/results.json, table.txt and plots")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

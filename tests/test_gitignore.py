@@ -1,0 +1,32 @@
+"""What training runs write stays out of ``git status``; the shipped policies stay tracked."""
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def ignored(path: str) -> bool:
+    """Return whether git's ignore rules (not the index) exclude ``path``."""
+    run = subprocess.run(["git", "check-ignore", "--no-index", "-q", path], cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode in (0, 1), run.stderr
+    return run.returncode == 0
+
+
+@pytest.mark.parametrize("path", [
+    "checkpoints/default/latest.pt", "checkpoints/default/best.pt", "checkpoints/default/snapshots/update_000020.pt",
+    "checkpoints/default/tb/events.out.tfevents.1", "checkpoints/default/report/summary.txt",
+    "checkpoints/sb3_maskable_ppo/model.zip", "checkpoints/sb3_maskable_ppo/config.yaml", "checkpoints/my_run/best.pt",
+    "checkpoints/distill_lookahead/latest.pt", "checkpoints/distill_lookahead/round_0.pt", "checkpoints/distill_lookahead/data/round_0.npz",
+    "checkpoints/selfplay_mixed/snapshots/update_000800.pt", "reports/eg4/results.json",
+])
+def test_run_outputs_are_ignored(path):
+    assert ignored(path)
+
+
+def test_every_tracked_file_under_checkpoints_is_kept():
+    tracked = subprocess.run(["git", "ls-files", "checkpoints"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    assert {p.split("/")[1] for p in tracked} == {"distill_expectimax", "distill_lookahead", "selfplay_mixed"}
+    assert [p for p in tracked if ignored(p)] == []
