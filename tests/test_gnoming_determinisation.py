@@ -136,3 +136,27 @@ def test_clone_is_independent_and_continues_the_same_way():
         twin.step(legal[rng_b.integers(len(legal))])
     assert twin.state_dict() == game.state_dict()
     assert random_game(4, 3, steps=100).state_dict() != game.state_dict()
+
+
+@pytest.mark.parametrize("n", [3, 5, 7])
+def test_the_envs_cached_encoder_equals_encode_whatever_the_gaps_between_calls(n):
+    from grinch_env.gnoming.encoding import Encoder
+
+    rng = np.random.default_rng(n)
+    encoder = Encoder()
+    checked = 0
+    for seed in range(6):
+        game = Game(n, rng=seed, **OPTIONS[seed % 3])
+        while True:
+            if rng.random() < 0.5 or game.done:  # observe at irregular gaps, from any seat
+                for seat in {game.current if game.current is not None else 0, int(rng.integers(n))}:
+                    got = encoder.observe(game, seat)
+                    assert np.array_equal(got["observation"], encode(game, seat))
+                    assert np.array_equal(got["action_mask"], action_mask(game, seat))
+                    assert got["observation"].flags.writeable and got["action_mask"].flags.writeable
+                    checked += 1
+            if game.done:
+                break
+            legal = game.legal_actions()
+            game.step(legal[rng.integers(len(legal))])
+    assert checked > 1000

@@ -252,6 +252,7 @@ def test_mulligan_limit_on_placing_and_taking():
     assert g.piles == [[M], [K4]] and g.layouts[0][0] == M and g.current == 1
     play(g, DRAW, DISCARD_B, DRAW, DISCARD_B)  # seats 1 and 2 (draw 3s)
     g.face_up[0][2] = True  # a second face-up Mulligan, as a Hazard flip could turn up
+    g.touch()
     assert g.legal_actions() == [DRAW, TAKE_B]  # the Mulligan on A cannot be placed: taking it is illegal
     with pytest.raises(IllegalActionError, match=r"phase 'draw'; legal actions: \[9, 11\]"):
         g.step(TAKE_A)

@@ -40,6 +40,8 @@ the turn counter may pass 1 during the final turns.  The action mask is
 
 from __future__ import annotations
 
+import struct
+from operator import add
 from typing import Any
 
 import numpy as np
@@ -65,6 +67,7 @@ from grinch_env.gnoming.game import (
 CHANNELS = 13  # 12 kinds + "face down" / "no card" / "none"
 EMPTY = 12
 SEAT_BLOCK = NUM_SLOTS * CHANNELS  # 117
+CELL_BYTES = 4 * CHANNELS
 LAYOUTS = 0
 PRESENT = LAYOUTS + MAX_PLAYERS * SEAT_BLOCK  # 819
 PILE_TOPS = PRESENT + MAX_PLAYERS  # 826
@@ -177,14 +180,245 @@ def action_mask(game: Game, seat: int) -> np.ndarray:
     return mask
 
 
-class Encoder:
-    """Encodes observations like :func:`encode` and :func:`action_mask` (the env's observer)."""
+_F32 = struct.Struct("<f")
+_PACK7 = struct.Struct("<7f").pack
+_PACK8 = struct.Struct("<8f").pack
 
-    __slots__ = ()
+
+def _floats(values) -> bytes:
+    """Return little-endian float32 bytes of ``values``."""
+    return np.asarray(values, dtype="<f4").tobytes()
+
+
+# One-hot pieces: a 13-channel card cell, by kind (0..11) or 12 (face down / no card / none).
+_CELL = tuple(_floats(np.eye(CHANNELS)[c]) for c in range(CHANNELS))
+_SOURCE = {None: bytes(4 * len(HELD_SOURCES))} | {src: _floats(np.eye(len(HELD_SOURCES))[i]) for i, src in enumerate(HELD_SOURCES)}
+_HELD = {(k, src): _CELL[EMPTY if k is None else k] + _SOURCE[src] for k in [None, *range(NUM_KINDS)] for src in _SOURCE}
+_SEAT_ONE_HOT = tuple(_floats(np.eye(MAX_PLAYERS)[r]) for r in range(MAX_PLAYERS)) + (bytes(4 * MAX_PLAYERS),)
+_NO_SEAT = MAX_PLAYERS  # index of the all-zero seat piece
+_ZERO_FILLED = bytes(4 * NUM_SLOTS)
+_COUNT = tuple(_F32.pack(c / MAX_COPIES) for c in range(DECK_SIZE + 1))
+_ONE, _ZERO = _F32.pack(1.0), _F32.pack(0.0)
+_ZERO_KINDS = bytes(4 * NUM_KINDS)
+_MASKS: dict[tuple[int, ...], np.ndarray] = {}  # legal actions -> mask (copied out)
+_NO_MASK = np.zeros(NUM_ACTIONS, np.int8)
+_FILLED: dict[tuple[bool, ...], bytes] = {}
+
+
+class Encoder:
+    """Encodes observations exactly like :func:`encode` and :func:`action_mask`, from cached byte pieces.
+
+    The observation is one ``bytearray.join`` of little-endian float32 pieces
+    (viewed by ``np.frombuffer``: a fresh, writable ``float32[1046]`` array
+    per call).  Pieces are kept while their inputs are unchanged:
+
+    * each absolute seat's 117-float layout block (a bytearray) and the
+      face-down counts, updated cell by cell from :attr:`Game.slot_log`
+      (rebuilt when the log is a new list);
+    * each discard pile's top-3 piece and count piece, keyed by a copy of the pile;
+    * the never-seen / reshuffled counts: rebuilt when a seat changed, the
+      draw pile is another list (a reshuffle or a new round) or has lost
+      cards (the engine only pops it; the popped cards are read from the
+      encoder's copy);
+    * tables for the held card, the phase/round/turn features, relative-seat
+      one-hots, the filled slots, each score row and each mask.
+
+    So a game is expected to change only through :meth:`Game.step` between
+    calls (as in the environment); another game object resets the cache.
+    The tests check it against :func:`encode` over whole games.
+    """
+
+    __slots__ = (
+        "_game", "_n", "_pad", "_pile_piece", "_blocks", "_kinds", "_ups", "_log", "_logged", "_piles", "_tops", "_counts",
+        "_pile_counts", "_draw_ref", "_draw_copy", "_draw_len", "_draw_counts", "_never_down", "_draw_piece", "_flow", "_rel",
+        "_scores", "_scores_key",
+    )
+
+    def __init__(self) -> None:
+        self._game: Game | None = None
+
+    def _reset(self, game: Game) -> None:
+        self._game = game
+        n = self._n = game.num_players
+        self._pad = bytes(4 * SEAT_BLOCK * (MAX_PLAYERS - n)) + _floats([1.0] * n + [0.0] * (MAX_PLAYERS - n))  # and "present"
+        self._blocks: list[bytearray] = [bytearray()] * (2 * n)  # doubled (the same objects), so a rotation is a slice
+        self._kinds: list[list[int]] = []
+        self._ups: list[list[bool]] = []
+        self._log = None
+        self._logged = 0
+        self._piles: list = [None, None]
+        self._tops = [b"", b""]
+        self._pile_piece = b""
+        self._pile_counts = [[0] * NUM_KINDS, [0] * NUM_KINDS]
+        self._counts = [b"", b""]
+        self._draw_ref = None
+        self._draw_copy: list[int] = []
+        self._draw_len = 0
+        self._draw_counts = [0] * NUM_KINDS
+        self._never_down = [0] * NUM_KINDS
+        self._draw_piece = None
+        self._flow: dict = {}
+        self._rel: dict = {}
+        self._scores: dict = {}
+        self._scores_key = None
+
+    def _rebuild_seats(self, game: Game) -> None:
+        """Build every seat's block and face-down counts afresh."""
+        n = self._n
+        cell, empty = _CELL, _CELL[EMPTY]
+        never = [0] * NUM_KINDS
+        self._kinds = [layout[:] for layout in game.layouts]
+        self._ups = [up[:] for up in game.face_up]
+        for s in range(n):
+            layout, up = self._kinds[s], self._ups[s]
+            self._blocks[s] = self._blocks[s + n] = bytearray().join([cell[k] if u else empty for k, u in zip(layout, up)])
+            for k, u in zip(layout, up):
+                if not u:
+                    never[k] += 1
+        self._never_down = never
+        self._log = game.slot_log
+        self._logged = len(game.slot_log)
+        self._draw_piece = None
+
+    def _update_slots(self, game: Game) -> None:
+        """Apply the slot changes logged since the last call."""
+        log = self._log
+        layouts, face_up, kinds, ups, blocks, never = game.layouts, game.face_up, self._kinds, self._ups, self._blocks, self._never_down
+        for s, p in log[self._logged:]:
+            k, u = layouts[s][p], face_up[s][p]
+            if not ups[s][p]:
+                never[kinds[s][p]] -= 1
+            if not u:
+                never[k] += 1
+            kinds[s][p] = k
+            ups[s][p] = u
+            blocks[s][CELL_BYTES * p:CELL_BYTES * (p + 1)] = _CELL[k if u else EMPTY]
+        self._logged = len(log)
+        self._draw_piece = None
+
+    def _update_pile(self, i: int, pile: list[int]) -> None:
+        cell = _CELL
+        size = len(pile)
+        self._tops[i] = b"".join([cell[pile[-1 - d]] if d < size else cell[EMPTY] for d in range(TOP_DEPTH)])
+        old = self._piles[i]
+        counts = self._pile_counts[i]
+        # A step pushes or pops the top card; anything else (a reshuffle, a new round) is counted afresh.
+        if old is not None and size == len(old) + 1 and pile[:-1] == old:
+            counts[pile[-1]] += 1
+        elif old is not None and size == len(old) - 1 and old[:-1] == pile:
+            counts[old[-1]] -= 1
+        else:
+            raw = bytes(pile)
+            counts = self._pile_counts[i] = [raw.count(k) for k in range(NUM_KINDS)]
+        self._counts[i] = b"".join(map(_COUNT.__getitem__, counts))
+        self._piles[i] = pile[:]
+
+    def _update_draw(self, game: Game) -> None:
+        draw_pile = game.draw_pile
+        size = len(draw_pile)
+        counts = self._draw_counts
+        if draw_pile is self._draw_ref and size <= self._draw_len:
+            for k in self._draw_copy[size:self._draw_len]:  # the cards popped since
+                counts[k] -= 1
+        else:
+            raw = bytes(draw_pile)
+            counts = self._draw_counts = [raw.count(k) for k in range(NUM_KINDS)]
+            self._draw_ref = draw_pile
+            self._draw_copy = draw_pile[:]
+        self._draw_len = size
+        count = _COUNT.__getitem__
+        if game.reshuffled:
+            piece = b"".join(map(count, self._never_down)) + b"".join(map(count, counts))
+        else:
+            piece = b"".join(map(count, map(add, self._never_down, counts))) + _ZERO_KINDS
+        self._draw_piece = piece + _F32.pack(size / DECK_SIZE)
 
     def observe(self, game: Game, seat: int) -> dict[str, np.ndarray]:
         """Return ``{"observation": float32[1046], "action_mask": int8[15]}`` of ``game`` from ``seat``."""
-        return {"observation": encode(game, seat), "action_mask": action_mask(game, seat)}
+        if game is not self._game:
+            self._reset(game)
+        n = self._n
+        if seat.__class__ is not int or not 0 <= seat < n:
+            seat = _check_seat(game, seat)
+        log = game.slot_log
+        if log is not self._log:
+            self._rebuild_seats(game)
+        elif len(log) != self._logged:
+            self._update_slots(game)
+        pa, pb = game.piles
+        if self._piles[0] != pa or self._piles[1] != pb:
+            if self._piles[0] != pa:
+                self._update_pile(0, pa)
+            if self._piles[1] != pb:
+                self._update_pile(1, pb)
+            self._pile_piece = self._tops[0] + self._tops[1] + self._counts[0] + self._counts[1]
+        if self._draw_piece is None or game.draw_pile is not self._draw_ref or len(game.draw_pile) != self._draw_len:
+            self._update_draw(game)
+        phase = game.phase
+        flow_key = (phase._value_, game.round, game.turns_this_round, game.reshuffled, len(game.removed))
+        flow = self._flow.get(flow_key)
+        if flow is None:
+            values = [0.0] * 8
+            if phase is not DONE:
+                values[PHASE_INDEX[phase]] = 1.0
+            values[4 + game.round] = 1.0
+            values[7] = game.turns_this_round / game.turn_cap
+            flow = self._flow[flow_key] = (
+                (_ONE if game.reshuffled else _ZERO) + _F32.pack(len(game.removed) / NUM_REMOVABLE),
+                _PACK8(*values),
+            )
+        tp = game.turn_player
+        if tp == seat and phase is not REVEAL and phase is not DONE and True in game.filled:
+            key = tuple(game.filled)
+            filled = _FILLED.get(key)
+            if filled is None:
+                filled = _FILLED[key] = _floats(key)  # once per pattern
+        else:
+            filled = _ZERO_FILLED
+        went_out = game.went_out
+        discarder = tp if phase is HAZARD_PHASE else -1
+        # Final turns go in seat order from the left of who went out, so their count says which are left.
+        rel_key = (seat, game.round_first, went_out, discarder, game.final_turns.count(True))
+        rel = self._rel.get(rel_key)
+        if rel is None:
+            final = game.final_turns
+            finals = [float(final[(seat + r) % n]) for r in range(n)] + [0.0] * (MAX_PLAYERS - n)
+            rel = self._rel[rel_key] = (
+                _SEAT_ONE_HOT[(game.round_first - seat) % n]
+                + _SEAT_ONE_HOT[_NO_SEAT if went_out is None else (went_out - seat) % n]
+                + _PACK7(*finals)
+                + _SEAT_ONE_HOT[_NO_SEAT if discarder < 0 else (discarder - seat) % n]
+            )
+        if len(game.round_scores) != self._scores_key:
+            self._scores = {}
+            self._scores_key = len(game.round_scores)
+        scores = self._scores.get(seat)
+        if scores is None:
+            pad = [0.0] * (MAX_PLAYERS - n)
+            values = [game.totals[(seat + r) % n] / TOTAL_SCALE for r in range(n)] + pad
+            for i in range(NUM_ROUNDS):
+                if i < len(game.round_scores):
+                    values += [game.round_scores[i][(seat + r) % n] / ROUND_SCALE for r in range(n)] + pad
+                else:
+                    values += [0.0] * MAX_PLAYERS
+            scores = self._scores[seat] = _floats(values)
+        obs = np.frombuffer(
+            bytearray().join(
+                [
+                    *self._blocks[seat:seat + n], self._pad, self._pile_piece, self._draw_piece, flow[0], _HELD[game.held, game.held_source],
+                    filled, flow[1], rel, scores,
+                ]
+            ),
+            np.float32,
+        )
+        if game.current == seat:
+            key = tuple(game.legal_actions())
+            mask = _MASKS.get(key)
+            if mask is None:
+                mask = _MASKS[key] = np.zeros(NUM_ACTIONS, np.int8)
+                mask[list(key)] = 1
+            return {"observation": obs, "action_mask": mask.copy()}
+        return {"observation": obs, "action_mask": _NO_MASK.copy()}
 
 
 # ------------------------------------------------------------ decoding
@@ -245,6 +479,8 @@ def decode_game(observation: np.ndarray, rng: np.random.Generator | int | None =
     reshuffled_counts = [_count(x, MAX_COPIES) for x in obs[RESHUFFLED_COUNTS:RESHUFFLED_COUNTS + NUM_KINDS]]
     draw_size = _count(obs[DRAW_SIZE], DECK_SIZE)
     g.reshuffled = bool(obs[RESHUFFLED_FLAG])
+    g.reshuffles = int(g.reshuffled)  # how many is not observed; bookkeeping only
+    g.slot_log = []
     g.removed = [HAZARD] * _count(obs[REMOVED], NUM_REMOVABLE)
     held = _one_hot_index(obs[HELD:HELD + CHANNELS], "the held card")
     g.held = None if held == EMPTY else held

@@ -111,10 +111,11 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
+from pettingzoo.utils.env_logger import EnvLogger
 
 from grinch_env.env import ClassicWrapper as _GrinchClassicWrapper
 from grinch_env.gnoming.encoding import OBS_SIZE, Encoder, observation_bounds
-from grinch_env.gnoming.game import NUM_ACTIONS, REWARD_MODES, Game, check_options
+from grinch_env.gnoming.game import NUM_ACTIONS, REWARD_MODES, Game, IllegalActionError, check_options
 
 RENDER_MODES = ("ansi", "human")
 ILLEGAL_REWARD = -1.0
@@ -262,9 +263,10 @@ class ClassicWrapper(_GrinchClassicWrapper):
     """:class:`grinch_env.env.ClassicWrapper` for ``Discrete(15)``, with the fast paths for this :class:`raw_env`.
 
     The Grinch wrapper's fast range check and fast paths are written for its
-    own ``Discrete(62)`` env; this subclass refuses actions 15..61 by the same
-    assertion as any other action outside the space, and steps and observes a
-    Gnoming :class:`raw_env` (not a subclass) directly.
+    own ``Discrete(62)`` env; this subclass's ``step`` is the parent's with
+    ``Discrete(15)`` in the range check (so actions 15..61 fail the same
+    assertion as any other action outside the space), and it steps and
+    observes a Gnoming :class:`raw_env` (not a subclass) directly.
     """
 
     def __init__(self, env: raw_env, illegal_reward: float = ILLEGAL_REWARD) -> None:
@@ -272,9 +274,28 @@ class ClassicWrapper(_GrinchClassicWrapper):
         self._step_alive = env._step_alive if type(env) is raw_env else None
 
     def step(self, action: int | None) -> None:
-        if type(action) is int and action >= NUM_ACTIONS and self._has_reset and self.env.agents:
-            raise AssertionError("action is not in action space")
-        super().step(action)
+        # The parent's step, with this env's Discrete(15) in the fast range check.
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        e = self.env
+        self._has_updated = True
+        if not e.agents:
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        agent = e.agent_selection
+        dead = e.terminations[agent] or e.truncations[agent]
+        if not (type(action) is int and 0 <= action < NUM_ACTIONS):
+            assert (action is None and dead) or e.action_space(agent).contains(action), "action is not in action space"
+        if dead:
+            e.unwrapped._was_dead_step(action)
+            return
+        try:
+            if self._step_alive is not None:
+                self._step_alive(agent, action)
+            else:
+                e.step(action)
+        except IllegalActionError:
+            self._terminate_illegal(agent)
 
 
 def env(**kwargs: Any) -> ClassicWrapper:

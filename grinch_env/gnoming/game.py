@@ -181,6 +181,13 @@ class Game:
     and one permutation per draw-pile reshuffle.  ``auto_log`` lists
     ``(seat, action)`` for every decision the engine played because it was
     the only legal one.
+
+    ``slot_log`` is bookkeeping for incremental observers (the env's
+    :class:`~grinch_env.gnoming.encoding.Encoder`), not state: :meth:`step`
+    appends ``(seat, slot)`` for every slot whose card or face changed, and a
+    new (empty) list replaces it whenever every layout may change at once (a
+    deal, the final reveal).  Code that edits ``layouts`` or ``face_up``
+    directly does not update it.
     """
 
     __slots__ = (
@@ -189,7 +196,7 @@ class Game:
         "round", "round_first", "phase", "current", "turn_player", "reveal_picks",
         "layouts", "face_up", "piles", "draw_pile", "reshuffled", "held", "held_source", "filled", "removed",
         "went_out", "final_turns", "turns_this_round", "responders", "totals", "round_scores", "round_capped",
-        "round_went_out", "auto_log", "version",
+        "round_went_out", "auto_log", "version", "reshuffles", "_legal", "_legal_version", "slot_log",
     )
 
     def __init__(
@@ -222,6 +229,8 @@ class Game:
         self.round_went_out: list[int | None] = []
         self.auto_log: list[tuple[int, int]] = []
         self.version = 0  # bumped by every transition (a cheap change counter for observers)
+        self._legal: list[int] = []
+        self._legal_version = -1  # legal_actions() is cached per version
         self.round = 0
         if _start:
             self._start_round()
@@ -246,6 +255,7 @@ class Game:
             cards = list(deck)
         self.layouts = [[cards.pop() for _ in range(NUM_SLOTS)] for _ in range(n)]
         self.face_up = [[False] * NUM_SLOTS for _ in range(n)]
+        self.slot_log: list[tuple[int, int]] = []
         self.removed: list[int] = []
         self.piles: list[list[int]] = [[], []]
         for pile in self.piles:
@@ -256,6 +266,7 @@ class Game:
             pile.append(card)
         self.draw_pile = cards
         self.reshuffled = False
+        self.reshuffles = 0
         self.held: int | None = None
         self.held_source: str | None = None
         self.filled = [False] * NUM_SLOTS
@@ -282,7 +293,7 @@ class Game:
         self.held_source = None
         self.responders = []
         if self.went_out is None:
-            if not any(not up for up in self.face_up[tp]):
+            if False not in self.face_up[tp]:
                 self.went_out = tp
                 self.final_turns = [s != tp for s in range(self.num_players)]
             elif self.turns_this_round >= self.turn_cap:
@@ -299,6 +310,7 @@ class Game:
         """Reveal every face-down card where it lies, score, add to the totals, then deal the next round or end."""
         for up in self.face_up:
             up[:] = [True] * NUM_SLOTS
+        self.slot_log = []
         raw = [score_layout(layout, self.mulligan_lines) for layout in self.layouts]
         scores = round_scores(raw, self.went_out, capped)
         self.round_scores.append(scores)
@@ -352,8 +364,18 @@ class Game:
     def _can_take(self, pile: list[int]) -> bool:
         return bool(pile) and (pile[-1] != MULLIGAN or len(self._mulligan_slots(self.turn_player)) <= 1)
 
+    def touch(self) -> None:
+        """Drop cached results after editing the state directly (tests do; :meth:`step` never needs it)."""
+        self.version += 1
+
     def legal_actions(self) -> list[int]:
         """Return the sorted legal actions of the player to act (empty once the game is over)."""
+        if self._legal_version != self.version:
+            self._legal = self._compute_legal()
+            self._legal_version = self.version
+        return self._legal[:]
+
+    def _compute_legal(self) -> list[int]:
         phase = self.phase
         if phase is REVEAL or phase is HAZARD_PHASE:
             up = self.face_up[self.current]
@@ -398,7 +420,9 @@ class Game:
             if isinstance(action, (bool, np.bool_)) or not isinstance(action, np.integer):
                 self._raise_illegal(action)
             action = int(action)
-        if action not in self.legal_actions():
+        if self._legal_version != self.version:
+            self.legal_actions()
+        if action not in self._legal:
             self._raise_illegal(action)
         self._apply(action)
         self._play_forced()
@@ -406,7 +430,8 @@ class Game:
     def _play_forced(self) -> None:
         """Play every decision that has exactly one legal action (§3 [decision]), logging it in ``auto_log``."""
         while self.phase is not DONE:
-            legal = self.legal_actions()
+            legal = self._legal = self._compute_legal()
+            self._legal_version = self.version
             if len(legal) != 1:
                 return
             self.auto_log.append((self.current, legal[0]))
@@ -419,6 +444,7 @@ class Game:
         seat = self.current
         if phase is REVEAL:
             self.face_up[seat][action] = True
+            self.slot_log.append((seat, action))
             self.reveal_picks += 1
             if self.reveal_picks == REVEAL_PICKS * self.num_players:
                 self._start_turn(self.round_first)
@@ -444,6 +470,7 @@ class Game:
         elif phase is HAZARD_PHASE:
             if action != PASS:
                 self.face_up[seat][action] = True
+                self.slot_log.append((seat, action))
             self._next_responder()
 
     def _reshuffle(self) -> None:
@@ -454,6 +481,7 @@ class Game:
             del pile[:-1]
         self.draw_pile = [under[i] for i in self.rng.permutation(len(under))]
         self.reshuffled = True
+        self.reshuffles += 1
 
     def _place(self, slot: int) -> None:
         """Put the held card face up into ``slot``; the displaced card D is held next (§3.4)."""
@@ -462,6 +490,7 @@ class Game:
         displaced, was_up = layout[slot], up[slot]
         layout[slot] = self.held
         up[slot] = True
+        self.slot_log.append((tp, slot))
         self.filled[slot] = True
         self.held = displaced
         if not was_up and IS_POSITIVE[displaced] and any(up[q] and layout[q] == displaced for q in range(NUM_SLOTS)):
@@ -510,9 +539,11 @@ class Game:
         for name in (
             "num_players", "num_rounds", "first_player", "start_rotation", "discard_take", "mulligan_lines",
             "max_turns_per_player", "turn_cap", "round", "round_first", "phase", "current", "turn_player",
-            "reveal_picks", "reshuffled", "held", "held_source", "went_out", "turns_this_round", "version",
+            "reveal_picks", "reshuffled", "reshuffles", "held", "held_source", "went_out", "turns_this_round", "version",
         ):
             setattr(g, name, getattr(self, name))
+        g._legal = []
+        g._legal_version = -1
         g.rng = rng if rng is not None else _copy_generator(self.rng)
         g.layouts = [x[:] for x in self.layouts]
         g.face_up = [x[:] for x in self.face_up]
@@ -527,6 +558,7 @@ class Game:
         g.round_capped = self.round_capped[:]
         g.round_went_out = self.round_went_out[:]
         g.auto_log = self.auto_log[:]
+        g.slot_log = self.slot_log[:]
         return g
 
     def never_seen_counts(self) -> list[int]:
