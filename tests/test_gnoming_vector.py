@@ -5,7 +5,7 @@ import re
 import numpy as np
 import pytest
 
-from grinch_env.gnoming.encoding import DISCARDER, HELD_SOURCE, OBS_SIZE, PHASE, RESHUFFLED_FLAG, WENT_OUT, action_mask, encode
+from grinch_env.gnoming.encoding import DISCARDER, HELD_SOURCE, OBS_SIZE, PHASE, RESHUFFLED_FLAG, WENT_OUT, Encoder, action_mask, encode
 from grinch_env.gnoming.game import NUM_ACTIONS, Game
 from grinch_env.gnoming.scoring import score_layout
 from grinch_env.gnoming.vector import VectorGnoming, per_game_decks
@@ -35,12 +35,20 @@ def _differential(sizes, num_envs, min_games, seed, backend=FAST, reward_mode="w
     rng = np.random.default_rng(seed)
     finished = decisions = 0
     seen = dict(reshuffled=0, hazard_response=0, bounce=0, went_out=0, capped_rounds=0)
+    encoders = [Encoder() for _ in range(num_envs)]  # the AEC env's observer, one per slot (it caches one game's pieces)
+    step = 0
     while finished < min_games:
-        expected = np.stack([encode(g, g.current) for g in games])
+        # Every step against the env's Encoder; every 10th step also against the plain encode() and action_mask().
+        views = [e.observe(g, g.current) for e, g in zip(encoders, games)]
+        expected = np.stack([v["observation"] for v in views])
+        if step % 10 == 0:
+            np.testing.assert_array_equal(expected, np.stack([encode(g, g.current) for g in games]))
+            np.testing.assert_array_equal(mask, np.stack([action_mask(g, g.current) for g in games]))
+        step += 1
         if not np.array_equal(obs, expected):
             i = int(np.flatnonzero((obs != expected).any(axis=1))[0])
             raise AssertionError(f"game {i}: observation entries {np.flatnonzero(obs[i] != expected[i]).tolist()} differ; {games[i].state_dict()}")
-        np.testing.assert_array_equal(mask, np.stack([action_mask(g, g.current) for g in games]))
+        np.testing.assert_array_equal(mask, np.stack([v["action_mask"] for v in views]))
         np.testing.assert_array_equal(seat, [g.current for g in games])
         assert (mask.sum(axis=1) >= 2).all()  # single-legal-action decisions are played inside
         seen["reshuffled"] += int(obs[:, RESHUFFLED_FLAG].sum())
@@ -94,10 +102,14 @@ def test_numba_matches_scalar_backend_on_seeded_games():
     outs = [e.reset() for e in engines]
     rng = np.random.default_rng(0)
     ended = 0
-    for _ in range(1500):
+    for t in range(1500):
         for x, y in zip(*outs):
             np.testing.assert_array_equal(x, y)
         np.testing.assert_array_equal(engines[0].last_totals, engines[1].last_totals)
+        if t % 50 == 0:  # the true states too (hidden cards, draw pile order), in Game.state_dict()'s keys
+            for i in range(10):
+                fast, scalar = engines[1].state_dict(i), engines[0].state_dict(i)
+                assert fast == {key: scalar[key] for key in fast}, i
         actions = _random_legal(rng, outs[0][1])
         outs = [e.step(actions) for e in engines]
         ended += outs[0][4].sum()

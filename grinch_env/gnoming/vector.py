@@ -69,7 +69,7 @@ from typing import Any
 
 import numpy as np
 
-from grinch_env.gnoming.cards import DECK, DECK_SIZE, MAX_COPIES, NUM_KINDS
+from grinch_env.gnoming.cards import DECK, DECK_SIZE, MAX_COPIES
 from grinch_env.gnoming.encoding import NUM_REMOVABLE, OBS_SIZE, ROUND_SCALE, TOTAL_SCALE, action_mask, encode
 from grinch_env.gnoming.game import (
     MAX_PLAYERS,
@@ -371,4 +371,3 @@ class VectorGnoming:
 
 
 __all__ = ["BACKENDS", "DeckSource", "VectorGnoming", "illegal_action_error", "per_game_decks", "seeded_generators"]
-_ = NUM_KINDS  # the kind count sizes the kernels' state (grinch_env.gnoming._vector_numba)
