@@ -8,14 +8,15 @@ transition is a branchy loop body over scalars, as the scalar
 1. :func:`step_into`: check every action against the masks the caller
    answered (nothing changes if one is illegal), then per game apply it and
    play the automatic (single-legal-action) decisions that follow, as
-   ``Game.step`` does, until the game needs a decision or randomness:
-   a round deal (``status`` NEED_DEAL; game over first where ``dones``) or
-   a reshuffle of the discard piles into the draw pile (NEED_SHUFFLE, the
-   cards to shuffle already in the draw-pile area, in the scalar engine's
-   order);
+   ``Game.step`` does, until the game needs a decision (its legal actions
+   are then in its row of ``mask``, computed once for both purposes) or
+   randomness: a round deal (``status`` NEED_DEAL; game over first where
+   ``dones``) or a reshuffle of the discard piles into the draw pile
+   (NEED_SHUFFLE, the cards to shuffle already in the draw-pile area, in the
+   scalar engine's order);
 2. Python asks the deck source for those permutations and :func:`resume_into`
    applies them and carries on (again until a decision or randomness);
-3. :func:`encode_into` writes every observation and mask.
+3. :func:`encode_into` writes every observation.
 
 The scalar Game is the source of truth; ``tests/test_gnoming_vector.py``
 plays the two against each other.
@@ -107,56 +108,56 @@ def _mulligan_slot(state, i, s):  # pragma: no cover - compiled
 def _discard_options(state, i, card, mask):  # pragma: no cover - compiled
     """Set DISCARD_A / DISCARD_B in ``mask`` as §3.5 allows for ``card``; return how many."""
     if card == HAZARD:
-        mask[DISCARD_A] = 1
+        mask[i, DISCARD_A] = 1
         return 1
     la = state[i, F_PLEN]
     lb = state[i, F_PLEN + 1]
     if la == 0 or lb == 0:  # one empty pile takes the card; both empty: pile A
-        mask[DISCARD_B if la > 0 else DISCARD_A] = 1
+        mask[i, DISCARD_B if la > 0 else DISCARD_A] = 1
         return 1
-    mask[DISCARD_A] = 1
-    mask[DISCARD_B] = 1
+    mask[i, DISCARD_A] = 1
+    mask[i, DISCARD_B] = 1
     return 2
 
 
 @numba.njit(cache=True, nogil=True)
 def _legal(state, i, free_take, mask):  # pragma: no cover - compiled
-    """Write game i's legal actions into ``mask`` (int8[15], zeroed here); return how many."""
+    """Write game i's legal actions into row i of ``mask`` (int8[B,15], zeroed here); return how many."""
     for a in range(NUM_ACTIONS):
-        mask[a] = 0
+        mask[i, a] = 0
     ph = state[i, F_PHASE]
     c = state[i, F_CUR]
     count = 0
     if ph == REVEAL or ph == HAZARD_PHASE:
         for p in range(SLOTS):
             if state[i, F_UP + SLOTS * c + p] == 0:
-                mask[p] = 1
+                mask[i, p] = 1
                 count += 1
         if ph == HAZARD_PHASE:
-            mask[PASS] = 1
+            mask[i, PASS] = 1
             count += 1
     elif ph == DRAW_PHASE:
-        mask[DRAW] = 1
+        mask[i, DRAW] = 1
         count = 1
         mslot = _mulligan_slot(state, i, c)
         for x in range(2):
             length = state[i, F_PLEN + x]
             if length > 0 and (state[i, F_PILE + DECK_SIZE * x + length - 1] != MULLIGAN or mslot != -2):
-                mask[TAKE_A + x] = 1
+                mask[i, TAKE_A + x] = 1
                 count += 1
     elif ph == PLAY:
         held = state[i, F_HELD]
         mslot = _mulligan_slot(state, i, c) if held == MULLIGAN else -1
         for p in range(SLOTS):
             if mslot == -1 or mslot == p:
-                mask[p] = 1
+                mask[i, p] = 1
                 count += 1
         if state[i, F_HSRC] == SRC_DRAW or free_take:
             count += _discard_options(state, i, held, mask)
     elif ph == BOUNCE:
         for p in range(SLOTS):
             if state[i, F_FILLED + p] == 0:
-                mask[p] = 1
+                mask[i, p] = 1
                 count += 1
         count += _discard_options(state, i, state[i, F_HELD], mask)
     elif ph == DISCARD:
@@ -429,13 +430,16 @@ def _apply(state, i, a, max_turns, single):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _advance(state, i, max_turns, single, free_take, scratch):  # pragma: no cover - compiled
-    """Play game i's automatic decisions (one legal action) until a real decision or randomness; return the status."""
+def _advance(state, i, max_turns, single, free_take, mask):  # pragma: no cover - compiled
+    """Play game i's automatic decisions (one legal action) until a real decision or randomness; return the status.
+
+    On READY, row i of ``mask`` holds the legal actions of that decision (the masks the engine returns).
+    """
     while state[i, F_PHASE] != DONE:
-        if _legal(state, i, free_take, scratch) != 1:
+        if _legal(state, i, free_take, mask) != 1:
             return READY
         a = 0
-        while scratch[a] == 0:
+        while mask[i, a] == 0:
             a += 1
         st = _apply(state, i, a, max_turns, single)
         if st != READY:
@@ -490,20 +494,18 @@ def step_into(actions, state, mask, max_turns, single, free_take, margin, reward
     for i in range(envs):
         if mask[i, actions[i]] == 0:
             return i
-    scratch = np.zeros(NUM_ACTIONS, dtype=np.int8)
     for i in range(envs):
         st = _apply(state, i, actions[i], max_turns, single)
         if st == READY:
-            st = _advance(state, i, max_turns, single, free_take, scratch)
+            st = _advance(state, i, max_turns, single, free_take, mask)
         _finish(state, i, st, margin, rewards, dones, last_totals)
         status[i] = st
     return -1
 
 
 @numba.njit(cache=True, nogil=True)
-def resume_into(games, cards, state, max_turns, single, free_take, margin, first_player, rotate, rewards, dones, last_totals, status):  # pragma: no cover
+def resume_into(games, cards, state, mask, max_turns, single, free_take, margin, first_player, rotate, rewards, dones, last_totals, status):  # noqa: E501 # pragma: no cover
     """Apply game ``games[k]``'s pending random event with ``cards[k]`` (a round's draw pile, or the shuffled cards), then carry on."""
-    scratch = np.zeros(NUM_ACTIONS, dtype=np.int8)
     for k in range(len(games)):
         i = games[k]
         if status[i] == NEED_SHUFFLE:
@@ -517,7 +519,7 @@ def resume_into(games, cards, state, max_turns, single, free_take, margin, first
             state[i, F_SHUFLEN] = 0
         else:
             _deal(state, i, cards[k], first_player, rotate)
-        st = _advance(state, i, max_turns, single, free_take, scratch)
+        st = _advance(state, i, max_turns, single, free_take, mask)
         _finish(state, i, st, margin, rewards, dones, last_totals)
         status[i] = st
 
@@ -578,8 +580,8 @@ def _deal(state, i, deck, first_player, rotate):  # pragma: no cover - compiled
 
 # --------------------------------------------------------------------------------------------- observation
 @numba.njit(cache=True, nogil=True)
-def encode_into(state, f_count, f_draw, f_removed, f_turns, f_total, f_rsc, free_take, obs, mask, clear):  # pragma: no cover - compiled
-    """Write every game's observation (§6.3) and mask of its player to act into ``obs`` [B,1046] and ``mask`` [B,15].
+def encode_into(state, f_count, f_draw, f_removed, f_turns, f_total, f_rsc, obs, clear):  # pragma: no cover - compiled
+    """Write every game's observation (§6.3) from its player to act into ``obs`` [B,1046] (the masks come from the transitions).
 
     The ``f_*`` tables hold every normalised value as the scalar encoder computes it; ``f_turns`` is per table size
     [8, max_turns*8]; ``f_total`` and ``f_rsc`` start at TOTAL_LOW and SCORE_LOW.  ``clear``: zero each row first.
@@ -587,7 +589,6 @@ def encode_into(state, f_count, f_draw, f_removed, f_turns, f_total, f_rsc, free
     for i in range(state.shape[0]):
         if clear:
             obs[i, :] = 0.0
-        _legal(state, i, free_take, mask[i])
         n = state[i, F_N]
         c = state[i, F_CUR]
         ph = state[i, F_PHASE]

@@ -57,8 +57,8 @@ runs the branchy per-game state machine (transitions, automatic decisions,
 scoring, rewards, the deal) and writes every observation and mask in
 compiled loops; Python only answers the deck source.  ``"numpy"``: the
 fallback when numba is absent, a loop of scalar :class:`Game` objects
-encoded with :func:`~grinch_env.gnoming.encoding.encode` (correct by
-construction, about as fast as the AEC env).  Figures:
+encoded by the AEC env's :class:`~grinch_env.gnoming.encoding.Encoder`
+(correct by construction, about half as fast as the AEC env).  Figures:
 ``benchmarks/bench_gnoming_vector.py``.
 """
 
@@ -70,7 +70,7 @@ from typing import Any
 import numpy as np
 
 from grinch_env.gnoming.cards import DECK, DECK_SIZE, MAX_COPIES
-from grinch_env.gnoming.encoding import NUM_REMOVABLE, OBS_SIZE, ROUND_SCALE, TOTAL_SCALE, action_mask, encode
+from grinch_env.gnoming.encoding import NUM_REMOVABLE, OBS_SIZE, ROUND_SCALE, TOTAL_SCALE, Encoder
 from grinch_env.gnoming.game import (
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -236,9 +236,10 @@ class VectorGnoming:
             self._f_total = np.array([t / TOTAL_SCALE for t in range(kernels.TOTAL_LOW, 300)], dtype=np.float32)
             self._f_rsc = np.array([s / ROUND_SCALE for s in range(kernels.SCORE_LOW, 100)], dtype=np.float32)
             self._rules = (cap, opts["mulligan_lines"] == "single", opts["discard_take"] == "free")
-            self._encode_args = (self._f_count, self._f_draw, self._f_removed, self._f_turns, self._f_total, self._f_rsc, self._rules[2])
+            self._encode_args = (self._f_count, self._f_draw, self._f_removed, self._f_turns, self._f_total, self._f_rsc)
         else:
             self._games: list[Game] = []
+            self._encoders: list[Encoder] = []
 
     # ---------------------------------------------------------------- public
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -254,6 +255,7 @@ class VectorGnoming:
             self._resume(np.zeros((self.num_envs, MAX_PLAYERS), dtype=np.float32), np.zeros(self.num_envs, dtype=bool))
         else:
             self._games = [self._new_game(i) for i in range(self.num_envs)]
+            self._encoders = [Encoder() for _ in range(self.num_envs)]  # the AEC env's observer; each caches one game's pieces
         self._started = True
         return self._observe()
 
@@ -310,7 +312,7 @@ class VectorGnoming:
                 else:
                     cards[j] = _DECK[_check_permutation(self._source(int(i), DECK_SIZE), DECK_SIZE)]
             k.resume_into(
-                games, cards, self._state, cap, single, free, self.reward_mode == "margin", self.options["first_player"],
+                games, cards, self._state, self._mask, cap, single, free, self.reward_mode == "margin", self.options["first_player"],
                 self.options["start_rotation"] == "rotate", rewards, dones, self.last_totals, status,
             )
 
@@ -321,12 +323,13 @@ class VectorGnoming:
         else:
             obs, clear = self._obs, True
         if self.backend == "numba":
-            self._k.encode_into(self._state, *self._encode_args, obs, self._mask, clear)
+            self._k.encode_into(self._state, *self._encode_args, obs, clear)
             self._seat[:] = self._state[:, self._k.F_CUR]
         else:
             for i, g in enumerate(self._games):
-                obs[i] = encode(g, g.current)
-                self._mask[i] = action_mask(g, g.current)
+                view = self._encoders[i].observe(g, g.current)
+                obs[i] = view["observation"]
+                self._mask[i] = view["action_mask"]
                 self._seat[i] = g.current
         if self.copy:
             return obs, self._mask.copy(), self._seat.copy()
