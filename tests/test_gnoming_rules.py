@@ -321,6 +321,19 @@ def test_going_out_gives_one_more_turn_each_then_scores_with_plus_minus_five(lay
     assert cards_in_play(g) == 110
 
 
+def test_going_out_by_bouncing_onto_the_last_face_down_slot():
+    g = rigged(3, ["5 6 3 / 4 7 8 / 3 5 6", HIGH, MID], "3 4", draws="5")
+    reveal_all(g)
+    g.face_up[0] = [True] * 7 + [False, False]
+    play(g, DRAW, 7)  # the drawn 5 replaces a face-down 5, which matches the face-up 5 in slot 0
+    assert (g.phase, g.held) == (Phase.BOUNCE, K5)
+    g.step(8)  # the bounce turns up the last face-down card, a 6, which matches slot 1
+    assert (g.phase, g.held) == (Phase.BOUNCE, K6) and False not in g.face_up[0]
+    play(g, 2, DISCARD_A)  # onto the face-up 3 in slot 2; that 3 is discarded
+    assert g.went_out == 0 and g.final_turns == [False, True, True] and g.current == 1
+    assert g.layouts[0] == ks("5 6 6 / 4 7 8 / 3 5 5")
+
+
 def test_the_turn_cap_ends_the_round_without_the_bonus():
     g = rigged(3, [HIGH, LOW, MID], "3 4", max_turns_per_player=10)
     reveal_all(g)

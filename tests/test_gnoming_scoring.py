@@ -30,8 +30,9 @@ def test_deck_facts_of_section_1():
     assert sum(POINTS[k] * COPIES[k] for k in NEGATIVE) == -49
     assert sum(POINTS[k] * COPIES[k] for k in range(12)) == 428
     assert kind_name(0) == "positive 3" and kind_name(9) == "negative -4" and kind_name(H) == "Hazard" and kind_name(M) == "Mulligan"
-    with pytest.raises(ValueError, match=r"0\.\.11"):
-        kind_name(12)
+    for bad in (12, -1, 1.0, True, None):
+        with pytest.raises(ValueError, match=r"a card kind is an int in 0\.\.11"):
+            kind_name(bad)
 
 
 # Every worked example of §4.3: (layout, independent score, single score).

@@ -14,6 +14,8 @@ This module is pure Python: no numpy, gymnasium or torch.
 
 from __future__ import annotations
 
+import operator
+
 NUM_KINDS = 12
 HAZARD = 10
 MULLIGAN = 11
@@ -43,14 +45,13 @@ MAX_COPIES = max(COPIES)  # 14, the scale of every count in the observation
 
 def kind_name(k: int) -> str:
     """Return the name of kind ``k`` (``"positive 3"`` .. ``"Mulligan"``); raise ``ValueError`` outside 0..11."""
-    if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k < NUM_KINDS:
-        try:
-            k = int(k) if not isinstance(k, bool) and int(k) == k else k
-        except (TypeError, ValueError):
-            pass
-        if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k < NUM_KINDS:
-            raise ValueError(f"a card kind is an int in 0..{NUM_KINDS - 1}, got {k!r}")
-    return KIND_NAMES[k]
+    try:
+        index = operator.index(k)  # ints and numpy integers; not floats
+    except TypeError:
+        index = -1
+    if isinstance(k, bool) or not 0 <= index < NUM_KINDS:
+        raise ValueError(f"a card kind is an int in 0..{NUM_KINDS - 1}, got {k!r}")
+    return KIND_NAMES[index]
 
 
 __all__ = [

@@ -5,35 +5,35 @@ One shape for 3..7 players: seats are listed by *relative seat*
 ``r >= n`` are zero.  Nobody ever holds private information (§5), so every
 seat's tensor is the same public state, rotated to that seat.
 
-=========  =======  =========================================================
-indices    size     meaning
-=========  =======  =========================================================
-0..818     7x9x13   layouts: index ``117 r + 13 p + c``, ``c`` the kind
-                    one-hot (0..11) or ``c = 12`` face down
-819..825   7        seat ``r`` is at the table
-826..903   2x3x13   the top 3 cards of pile A, then pile B, top first: kind
-                    one-hot, or channel 12 = no card
-904..927   2x12     count of each kind in pile A, then pile B, / 14
-928..939   12       never-seen count of each kind (face-down slots and a
-                    draw pile never reshuffled) / 14
-940..951   12       count of each kind in a reshuffled draw pile / 14
-952..954   3        draw pile size / 110; reshuffled flag; Hazards removed / 3
-955..967   13       held card kind one-hot (channel 12 = none)
-968..972   5        held card source: draw pile, pile A, pile B, bounce, displaced
-973..981   9        own slots filled this turn (zero unless the observer is the turn player)
-982..985   4        phase: reveal, draw, play/bounce/discard, Hazard response
-986..988   3        round one-hot
-989        1        turns this round / (``max_turns_per_player`` * n)
-990..996   7        relative seat of this round's first player
-997..1003  7        relative seat of the player who went out (zero if nobody)
-1004..1010 7        relative seat still has a final turn
-1011..1017 7        relative seat of the Hazard discarder (during responses)
-1018..1024 7        totals by relative seat / 100
-1025..1045 3x7      round scores by round and relative seat / 50 (zero for rounds not played)
-=========  =======  =========================================================
+==========  =======  =========================================================
+indices     size     meaning
+==========  =======  =========================================================
+0..818      7x9x13   layouts: index ``117 r + 13 p + c``, ``c`` the kind
+                     one-hot (0..11) or ``c = 12`` face down
+819..825    7        seat ``r`` is at the table
+826..903    2x3x13   the top 3 cards of pile A, then pile B, top first: kind
+                     one-hot, or channel 12 = no card
+904..927    2x12     count of each kind in pile A, then pile B, / 14
+928..939    12       never-seen count of each kind (face-down slots and a
+                     draw pile never reshuffled) / 14
+940..951    12       count of each kind in a reshuffled draw pile / 14
+952..954    3        draw pile size / 110; reshuffled flag; Hazards removed / 3
+955..967    13       held card kind one-hot (channel 12 = none)
+968..972    5        held card source: draw pile, pile A, pile B, bounce, displaced
+973..981    9        own slots filled this turn (zero unless the observer is the turn player)
+982..985    4        phase: reveal, draw, play/bounce/discard, Hazard response
+986..988    3        round one-hot
+989         1        turns this round / (``max_turns_per_player`` * n)
+990..996    7        relative seat of this round's first player
+997..1003   7        relative seat of the player who went out (zero if nobody)
+1004..1010  7        relative seat still has a final turn
+1011..1017  7        relative seat of the Hazard discarder (during responses)
+1018..1024  7        totals by relative seat / 100
+1025..1045  3x7      round scores by round and relative seat / 50 (zero for rounds not played)
+==========  =======  =========================================================
 
 Totals and round scores may be negative, so those entries lie in
-``[-1.59, 2.49]`` and ``[-1.06, 1.66]`` (:data:`OBS_LOW`, :data:`OBS_HIGH`);
+``[-1.59, 2.49]`` and ``[-1.06, 1.66]`` (:func:`observation_bounds`);
 the turn counter may pass 1 during the final turns.  The action mask is
 ``int8[15]``, all zeros for a seat that is not to act.
 """
@@ -200,6 +200,12 @@ _ZERO_FILLED = bytes(4 * NUM_SLOTS)
 _COUNT = tuple(_F32.pack(c / MAX_COPIES) for c in range(DECK_SIZE + 1))
 _ONE, _ZERO = _F32.pack(1.0), _F32.pack(0.0)
 _ZERO_KINDS = bytes(4 * NUM_KINDS)
+# Byte offsets inside the encoder's middle section (observation indices 826..952).
+_MID_TOPS = 0
+_MID_COUNTS = 4 * (PILE_COUNTS - PILE_TOPS)
+_MID_NEVER = 4 * (NEVER_SEEN - PILE_TOPS)
+_MID_RESHUFFLED = 4 * (RESHUFFLED_COUNTS - PILE_TOPS)
+_MID_SIZE = 4 * (DRAW_SIZE - PILE_TOPS)
 _MASKS: dict[tuple[int, ...], np.ndarray] = {}  # legal actions -> mask (copied out)
 _NO_MASK = np.zeros(NUM_ACTIONS, np.int8)
 _FILLED: dict[tuple[bool, ...], bytes] = {}
@@ -215,11 +221,13 @@ class Encoder:
     * each absolute seat's 117-float layout block (a bytearray) and the
       face-down counts, updated cell by cell from :attr:`Game.slot_log`
       (rebuilt when the log is a new list);
-    * each discard pile's top-3 piece and count piece, keyed by a copy of the pile;
-    * the never-seen / reshuffled counts: rebuilt when a seat changed, the
-      draw pile is another list (a reshuffle or a new round) or has lost
-      cards (the engine only pops it; the popped cards are read from the
-      encoder's copy);
+    * indices 826..952 (pile tops and counts, never-seen and reshuffled
+      counts, draw size) as one bytearray written in place: a pile's cells
+      when it differs from the encoder's copy (a push or a pop changes one
+      count), a never-seen count per changed slot, and the counts of the
+      cards popped from the draw pile (read from the encoder's copy; the
+      engine only pops it) or all of them when it is another list (a
+      reshuffle, a new round);
     * tables for the held card, the phase/round/turn features, relative-seat
       one-hots, the filled slots, each score row and each mask.
 
@@ -229,8 +237,8 @@ class Encoder:
     """
 
     __slots__ = (
-        "_game", "_n", "_pad", "_pile_piece", "_blocks", "_kinds", "_ups", "_log", "_logged", "_piles", "_tops", "_counts",
-        "_pile_counts", "_draw_ref", "_draw_copy", "_draw_len", "_draw_counts", "_never_down", "_draw_piece", "_flow", "_rel",
+        "_game", "_n", "_pad", "_blocks", "_kinds", "_ups", "_log", "_logged", "_middle", "_piles",
+        "_pile_counts", "_draw_ref", "_draw_copy", "_draw_len", "_draw_counts", "_reshuffled", "_never_down", "_flow", "_rel",
         "_scores", "_scores_key",
     )
 
@@ -246,21 +254,26 @@ class Encoder:
         self._ups: list[list[bool]] = []
         self._log = None
         self._logged = 0
+        # Indices 826..952 (pile tops, pile counts, never-seen, reshuffled counts, draw size) as one bytearray, written in place.
+        self._middle = bytearray(4 * (DRAW_SIZE + 1 - PILE_TOPS))
         self._piles: list = [None, None]
-        self._tops = [b"", b""]
-        self._pile_piece = b""
         self._pile_counts = [[0] * NUM_KINDS, [0] * NUM_KINDS]
-        self._counts = [b"", b""]
         self._draw_ref = None
         self._draw_copy: list[int] = []
         self._draw_len = 0
         self._draw_counts = [0] * NUM_KINDS
+        self._reshuffled = False
         self._never_down = [0] * NUM_KINDS
-        self._draw_piece = None
         self._flow: dict = {}
         self._rel: dict = {}
         self._scores: dict = {}
         self._scores_key = None
+
+    def _write_never(self, k: int) -> None:
+        """Write the never-seen count of kind ``k`` (face-down cards, plus a draw pile never reshuffled)."""
+        c = self._never_down[k] + (0 if self._reshuffled else self._draw_counts[k])
+        at = _MID_NEVER + 4 * k
+        self._middle[at:at + 4] = _COUNT[c]
 
     def _rebuild_seats(self, game: Game) -> None:
         """Build every seat's block and face-down counts afresh."""
@@ -278,7 +291,7 @@ class Encoder:
         self._never_down = never
         self._log = game.slot_log
         self._logged = len(game.slot_log)
-        self._draw_piece = None
+        self._draw_ref = None  # the draw section is rewritten whole
 
     def _update_slots(self, game: Game) -> None:
         """Apply the slot changes logged since the last call."""
@@ -287,51 +300,67 @@ class Encoder:
         for s, p in log[self._logged:]:
             k, u = layouts[s][p], face_up[s][p]
             if not ups[s][p]:
-                never[kinds[s][p]] -= 1
+                old = kinds[s][p]
+                never[old] -= 1
+                self._write_never(old)
             if not u:
                 never[k] += 1
+                self._write_never(k)
             kinds[s][p] = k
             ups[s][p] = u
             blocks[s][CELL_BYTES * p:CELL_BYTES * (p + 1)] = _CELL[k if u else EMPTY]
         self._logged = len(log)
-        self._draw_piece = None
 
     def _update_pile(self, i: int, pile: list[int]) -> None:
         cell = _CELL
         size = len(pile)
-        self._tops[i] = b"".join([cell[pile[-1 - d]] if d < size else cell[EMPTY] for d in range(TOP_DEPTH)])
+        mid = self._middle
+        at = _MID_TOPS + 3 * CELL_BYTES * i
+        mid[at:at + 3 * CELL_BYTES] = b"".join([cell[pile[-1 - d]] if d < size else cell[EMPTY] for d in range(TOP_DEPTH)])
         old = self._piles[i]
         counts = self._pile_counts[i]
+        base = _MID_COUNTS + 4 * NUM_KINDS * i
         # A step pushes or pops the top card; anything else (a reshuffle, a new round) is counted afresh.
         if old is not None and size == len(old) + 1 and pile[:-1] == old:
-            counts[pile[-1]] += 1
+            k = pile[-1]
+            counts[k] += 1
+            mid[base + 4 * k:base + 4 * k + 4] = _COUNT[counts[k]]
         elif old is not None and size == len(old) - 1 and old[:-1] == pile:
-            counts[old[-1]] -= 1
+            k = old[-1]
+            counts[k] -= 1
+            mid[base + 4 * k:base + 4 * k + 4] = _COUNT[counts[k]]
         else:
             raw = bytes(pile)
             counts = self._pile_counts[i] = [raw.count(k) for k in range(NUM_KINDS)]
-        self._counts[i] = b"".join(map(_COUNT.__getitem__, counts))
+            mid[base:base + 4 * NUM_KINDS] = b"".join(map(_COUNT.__getitem__, counts))
         self._piles[i] = pile[:]
 
     def _update_draw(self, game: Game) -> None:
         draw_pile = game.draw_pile
         size = len(draw_pile)
         counts = self._draw_counts
+        mid = self._middle
         if draw_pile is self._draw_ref and size <= self._draw_len:
+            at = _MID_RESHUFFLED if self._reshuffled else _MID_NEVER
             for k in self._draw_copy[size:self._draw_len]:  # the cards popped since
                 counts[k] -= 1
+                if self._reshuffled:
+                    mid[at + 4 * k:at + 4 * k + 4] = _COUNT[counts[k]]
+                else:
+                    self._write_never(k)
         else:
             raw = bytes(draw_pile)
             counts = self._draw_counts = [raw.count(k) for k in range(NUM_KINDS)]
             self._draw_ref = draw_pile
             self._draw_copy = draw_pile[:]
+            self._reshuffled = game.reshuffled
+            count = _COUNT.__getitem__
+            if self._reshuffled:
+                mid[_MID_NEVER:_MID_SIZE] = b"".join(map(count, self._never_down)) + b"".join(map(count, counts))
+            else:
+                mid[_MID_NEVER:_MID_SIZE] = b"".join(map(count, map(add, self._never_down, counts))) + _ZERO_KINDS
         self._draw_len = size
-        count = _COUNT.__getitem__
-        if game.reshuffled:
-            piece = b"".join(map(count, self._never_down)) + b"".join(map(count, counts))
-        else:
-            piece = b"".join(map(count, map(add, self._never_down, counts))) + _ZERO_KINDS
-        self._draw_piece = piece + _F32.pack(size / DECK_SIZE)
+        mid[_MID_SIZE:_MID_SIZE + 4] = _F32.pack(size / DECK_SIZE)
 
     def observe(self, game: Game, seat: int) -> dict[str, np.ndarray]:
         """Return ``{"observation": float32[1046], "action_mask": int8[15]}`` of ``game`` from ``seat``."""
@@ -346,13 +375,11 @@ class Encoder:
         elif len(log) != self._logged:
             self._update_slots(game)
         pa, pb = game.piles
-        if self._piles[0] != pa or self._piles[1] != pb:
-            if self._piles[0] != pa:
-                self._update_pile(0, pa)
-            if self._piles[1] != pb:
-                self._update_pile(1, pb)
-            self._pile_piece = self._tops[0] + self._tops[1] + self._counts[0] + self._counts[1]
-        if self._draw_piece is None or game.draw_pile is not self._draw_ref or len(game.draw_pile) != self._draw_len:
+        if self._piles[0] != pa:
+            self._update_pile(0, pa)
+        if self._piles[1] != pb:
+            self._update_pile(1, pb)
+        if game.draw_pile is not self._draw_ref or len(game.draw_pile) != self._draw_len:
             self._update_draw(game)
         phase = game.phase
         flow_key = (phase._value_, game.round, game.turns_this_round, game.reshuffled, len(game.removed))
@@ -405,7 +432,7 @@ class Encoder:
         obs = np.frombuffer(
             bytearray().join(
                 [
-                    *self._blocks[seat:seat + n], self._pad, self._pile_piece, self._draw_piece, flow[0], _HELD[game.held, game.held_source],
+                    *self._blocks[seat:seat + n], self._pad, self._middle, flow[0], _HELD[game.held, game.held_source],
                     filled, flow[1], rel, scores,
                 ]
             ),

@@ -37,17 +37,17 @@ Actions
 A decision with exactly one legal action is played by the engine and is not
 asked (``raw_env.game.auto_log`` lists them).  Who decides what:
 
-==========================  =======================  ===============================================
-phase                       who acts                 legal actions
-==========================  =======================  ===============================================
-reveal                      each player, twice       own face-down slots
-draw                        turn player              ``9``; ``10``/``11`` if the pile has a placeable top
-play (held from the draw)   turn player              placeable slots, ``12``/``13`` by the pile rule
-play (held from a pile)     turn player              placeable slots (``discard_take="free"``: also ``12``/``13``)
-bounce                      turn player              slots not filled this turn, ``12``/``13``
-discard                     turn player              ``12``/``13`` (usually forced, so automatic)
-Hazard response             others with >= 2 face-down  own face-down slots, ``14``
-==========================  =======================  ===============================================
+==========================  ============================  ================================================
+phase                       who acts                      legal actions
+==========================  ============================  ================================================
+reveal                      each player, twice            own face-down slots
+draw                        turn player                   ``9``; ``10``/``11`` if that pile's top can be placed
+play (held from the draw)   turn player                   placeable slots, ``12``/``13`` by the pile rule
+play (held from a pile)     turn player                   placeable slots (``discard_take="free"``: also ``12``/``13``)
+bounce                      turn player                   slots not filled this turn, ``12``/``13``
+discard                     turn player                   ``12``/``13`` (usually forced, so automatic)
+Hazard response             others with >= 2 face-down    own face-down slots, ``14``
+==========================  ============================  ================================================
 
 Observation
 -----------
