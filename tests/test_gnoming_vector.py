@@ -250,3 +250,28 @@ def test_copy_false_returns_the_engine_buffers(backend):
 def test_backend_choice():
     assert VectorGnoming(1).backend == "numba"
     assert VectorGnoming(1, backend="numpy").backend == "numpy"
+
+
+@needs_numba
+def test_recycled_observation_buffers_are_never_ones_the_caller_holds():
+    venv, plain = VectorGnoming(6, [3, 7], seed=5, backend="numba"), VectorGnoming(6, [3, 7], seed=5, backend="numpy")
+    (obs, mask, _), (ref, _, _) = venv.reset(), plain.reset()
+    rng = np.random.default_rng(0)
+    kept, seen = [], set()
+    for t in range(120):
+        np.testing.assert_array_equal(obs, ref)
+        if t % 10 == 0:
+            kept.append((obs, obs.copy()))  # held by the caller: must never change
+        view = obs[:2] if t % 7 == 0 else None  # a surviving view also holds the buffer
+        seen.add(id(obs))
+        actions = _random_legal(rng, mask)
+        previous = obs
+        obs, mask, _, _, _ = venv.step(actions)
+        ref = plain.step(actions)[0]
+        assert obs is not previous
+        if view is not None:
+            assert not np.shares_memory(obs, view)
+        del previous, view
+    for buf, snapshot in kept:
+        np.testing.assert_array_equal(buf, snapshot)
+    assert len(seen) < 60  # dropped buffers were reused

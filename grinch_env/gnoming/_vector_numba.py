@@ -1,6 +1,6 @@
 """Compiled per-game state machine of :class:`grinch_env.gnoming.vector.VectorGnoming` (``backend="numba"``).
 
-Every game's whole state is one row of an int32 array ``state[B, WIDTH]`` (the
+Every game's whole state is one row of an int16 array ``state[B, WIDTH]`` (the
 field offsets below), so the kernels take one state argument and each game's
 transition is a branchy loop body over scalars, as the scalar
 :class:`~grinch_env.gnoming.game.Game` is a branchy method.  A step is:
@@ -580,8 +580,10 @@ def _deal(state, i, deck, first_player, rotate):  # pragma: no cover - compiled
 
 # --------------------------------------------------------------------------------------------- observation
 @numba.njit(cache=True, nogil=True)
-def encode_into(state, f_count, f_draw, f_removed, f_turns, f_total, f_rsc, obs, clear):  # pragma: no cover - compiled
-    """Write every game's observation (§6.3) from its player to act into ``obs`` [B,1046] (the masks come from the transitions).
+def encode_into(state, f_count, f_draw, f_removed, f_turns, f_total, f_rsc, obs, seat, clear):  # pragma: no cover - compiled
+    """Write every game's observation (§6.3) from its player to act into ``obs`` [B,1046] and that seat into ``seat`` [B].
+
+    The masks come from the transitions.
 
     The ``f_*`` tables hold every normalised value as the scalar encoder computes it; ``f_turns`` is per table size
     [8, max_turns*8]; ``f_total`` and ``f_rsc`` start at TOTAL_LOW and SCORE_LOW.  ``clear``: zero each row first.
@@ -591,6 +593,7 @@ def encode_into(state, f_count, f_draw, f_removed, f_turns, f_total, f_rsc, obs,
             obs[i, :] = 0.0
         n = state[i, F_N]
         c = state[i, F_CUR]
+        seat[i] = c
         ph = state[i, F_PHASE]
         s = c
         for r in range(n):
