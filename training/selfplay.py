@@ -116,7 +116,7 @@ class OpponentPool:
             from grinch_env.agents import make_agent
 
             sizes = self.cfg.table_sizes
-            self._baselines[spec] = make_agent(spec, seed=self.cfg.seed, num_players=sizes[0] if len(sizes) == 1 else None)
+            self._baselines[spec] = make_agent(spec, seed=self.cfg.seed, num_players=sizes[0] if len(sizes) == 1 else None, game=self.cfg.game)
         return self._baselines[spec]
 
     def agent(self, kind: str) -> Any:

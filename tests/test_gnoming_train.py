@@ -1,0 +1,77 @@
+"""End to end for Gnoming: a smoke training run on VectorGnoming writes checkpoints, resumes exactly, and its policy plays an evaluation."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from training.checkpoint import load_agent, load_checkpoint
+from training.config import load_config
+from training.evaluate import evaluate
+from training.train import Trainer, main
+
+CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+SMOKE = CONFIGS / "gnoming_smoke.yaml"
+
+
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory):
+    run_dir = tmp_path_factory.mktemp("runs") / "gnoming_smoke"
+    assert main(["--config", str(SMOKE), "--run-dir", str(run_dir), "--no-progress"]) == 0
+    return run_dir
+
+
+def test_smoke_run_writes_checkpoints_and_report(smoke_run):
+    for name in ("latest.pt", "best.pt", "config.yaml", "report/summary.json", "report/random_3p/results.json", "report/greedy_3p/results.json"):
+        assert (smoke_run / name).is_file(), name
+    ckpt = load_checkpoint(smoke_run / "latest.pt")
+    assert (ckpt["update"], ckpt["env_steps"]) == (4, 4 * 4 * 1200)  # 4 updates x 4 games x Gnoming's 1200-decision rollout
+    assert (ckpt["obs_size"], ckpt["num_actions"], ckpt["env_version"]) == (1046, 15, "gnoming_a_round_v0")
+    assert ckpt["config"]["game"] == "gnoming" and ckpt["config"]["reward_mode"] == "win_loss"
+    summary = json.loads((smoke_run / "report" / "summary.json").read_text())
+    assert set(summary) == {"random@3p", "greedy@3p"} and all(v["games"] == 2 for v in summary.values())
+
+
+def test_resume_continues_from_latest(smoke_run, tmp_path):
+    resumed = tmp_path / "resumed"
+    resumed.mkdir()
+    for name in ("latest.pt", "config.yaml"):
+        (resumed / name).write_bytes((smoke_run / name).read_bytes())
+    (resumed / "snapshots").mkdir()
+    for snap in (smoke_run / "snapshots").iterdir():
+        (resumed / "snapshots" / snap.name).write_bytes(snap.read_bytes())
+    assert main(["--resume", str(resumed), "--set", "total_updates=5", "--no-progress", "--no-report"]) == 0
+    assert load_checkpoint(resumed / "latest.pt")["update"] == 5
+
+
+def test_half_then_resume_half_equals_straight(tmp_path):
+    cfg = load_config(SMOKE, ["tensorboard=false", "eval.final_games=0", "total_updates=2"])
+    straight = Trainer(cfg, tmp_path / "a", progress=False)
+    straight.train()
+    first = Trainer(cfg, tmp_path / "b", progress=False)
+    first.train(stop_after=1)
+    second = Trainer(cfg, tmp_path / "b", progress=False)
+    second.load(tmp_path / "b" / "latest.pt")
+    assert second.update == 1
+    second.train()
+    a, b = straight.model.state_dict(), second.model.state_dict()
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    assert straight.env_steps == second.env_steps and straight.learner_steps == second.learner_steps
+
+
+def test_trained_policy_plays_an_evaluation(smoke_run):
+    result = evaluate([str(smoke_run), "random", "greedy"], num_players=3, num_games=3, seed=0, game="gnoming")
+    assert result.num_games == 3 and len(result.per_agent) == 3
+    agent = load_agent(smoke_run / "best.pt")
+    mask = np.zeros(15, np.int8)
+    mask[[2, 9]] = 1
+    assert agent.act(np.zeros(1046, np.float32), mask) in (2, 9)
+
+
+@pytest.mark.parametrize("name", ["gnoming_default.yaml", "gnoming_mixed.yaml", "gnoming_smoke.yaml"])
+def test_gnoming_configs_load(name):
+    cfg = load_config(CONFIGS / name)
+    assert cfg.game == "gnoming" and not cfg.model.action_features
+    assert all(3 <= n <= 7 for n in cfg.table_sizes + cfg.eval.num_players)
