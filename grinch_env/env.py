@@ -90,7 +90,7 @@ Version history
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -292,11 +292,15 @@ class ClassicWrapper(BaseWrapper):
       every agent terminated and truncated, and PettingZoo's warning.
 
     PettingZoo's stack costs more than the game itself, because each wrapper
-    layer forwards attribute reads through ``__getattr__``; here the hot
-    attributes are properties and ``last``/``agent_iter`` read the raw env.
-    Around a :class:`raw_env` itself (not a subclass), ``last`` calls its
-    encoder's ``observe`` (observation and mask) and ``step`` its ``_step_alive`` directly (methods
-    replaced on the instance later are not seen; wrap a subclass instead).
+    layer forwards attribute reads through ``__getattr__``.  Here the hot
+    attributes are properties, and ``last``, ``step`` and ``agent_iter`` are
+    the methods of a small :class:`_Loop` object kept in the instance
+    dictionary: a class with ``__getattr__`` (as every ``BaseWrapper``) gets
+    no specialised attribute reads, so the hot path reads its state from an
+    object without one.  Around a :class:`raw_env` itself (not a subclass),
+    ``last`` calls its encoder's ``observe`` (observation and mask) and
+    ``step`` its game's ``step`` directly (methods replaced on the instance
+    later are not seen; wrap a subclass instead).
     """
 
     agents = _forward("agents")
@@ -311,63 +315,115 @@ class ClassicWrapper(BaseWrapper):
         if not isinstance(env, AECEnv):
             raise ValueError(f"ClassicWrapper wraps an AECEnv, got {type(env).__name__}")
         super().__init__(env)
-        self._illegal_reward = float(illegal_reward)
-        # Our raw_env (not a subclass that may override step) is stepped through its fast path.
-        self._step_alive = env._step_alive if type(env) is raw_env else None
-        self._has_reset = False
-        self._has_updated = False
-        self._terminated = False  # terminated by an illegal move
+        loop = self._loop = _Loop(self, env, float(illegal_reward))
+        # Instance attributes shadow the class methods below (same signatures): the user's
+        # env.last / env.step / env.agent_iter then call _Loop's methods with no extra layer.
+        self.last = loop.last
+        self.step = loop.step
+        self.agent_iter = loop.agent_iter
 
     def __getattr__(self, name: str) -> Any:
         # Reached when a property above raised AttributeError (before reset) or for any other attribute.
-        if name in _RESET_FIRST and not self.__dict__.get("_has_reset", False):
+        if name in _RESET_FIRST and not self._loop.has_reset:
             raise _reset_first(name)
         return super().__getattr__(name)
 
     @property
+    def _has_reset(self) -> bool:
+        return self._loop.has_reset
+
+    @property
     def num_agents(self) -> int:
-        if not self._has_reset:
+        if not self._loop.has_reset:
             raise _reset_first("num_agents")
         return len(self.env.agents)
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        self._has_reset = True
-        self._has_updated = True
-        self._terminated = False
+        loop = self._loop
+        loop.has_reset = True
+        loop.has_updated = True
+        loop.terminated = False
         self.env.reset(seed=seed, options=options)
 
     def observe(self, agent: str) -> Any:
-        if not self._has_reset:
+        if not self._loop.has_reset:
             EnvLogger.error_observe_before_reset()
         return self.env.observe(agent)
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        if not self._has_reset:
+        return self._loop.last(observe)
+
+    def agent_iter(self, max_iter: int = 2**63) -> Iterator[str]:
+        return self._loop.agent_iter(max_iter)
+
+    def step(self, action: int | None) -> None:
+        self._loop.step(action)
+
+    def render(self) -> Any:
+        if not self._loop.has_reset:
+            EnvLogger.error_render_before_reset()
+        return self.env.render()
+
+    def state(self) -> np.ndarray:
+        if not self._loop.has_reset:
+            EnvLogger.error_state_before_reset()
+        return self.env.state()
+
+    def __str__(self) -> str:
+        return str(self.env)
+
+
+class _Loop:
+    """The state and hot methods of a :class:`ClassicWrapper` (``last``, ``step``, ``agent_iter``).
+
+    A plain slotted class, so that its attribute reads are specialised by the
+    interpreter (a ``BaseWrapper``'s are not, because of its ``__getattr__``).
+    """
+
+    __slots__ = ("env", "fast", "encoder", "illegal_reward", "has_reset", "has_updated", "terminated")
+
+    def __init__(self, wrapper: ClassicWrapper, env: AECEnv, illegal_reward: float) -> None:
+        self.env = env
+        # Our raw_env (not a subclass that may override observe or step) is run through its fast path.
+        self.fast = type(env) is raw_env
+        self.encoder = env._encoder if self.fast else None
+        self.illegal_reward = illegal_reward
+        self.has_reset = False
+        self.has_updated = False
+        self.terminated = False  # terminated by an illegal move
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if not self.has_reset:
             raise _reset_first("agent_selection")
         e = self.env
         agent = e.agent_selection
-        if observe and self._step_alive is not None:
-            obs = e._encoder.observe(e._game, e.agent_name_mapping[agent])  # raw_env.observe, inlined
+        if not observe:
+            obs = None
+        elif self.fast:
+            obs = self.encoder.observe(e._game, e.agent_name_mapping[agent])  # raw_env.observe, inlined
         else:
-            obs = e.observe(agent) if observe else None
-        return (
-            obs,
-            e._cumulative_rewards[agent],
-            e.terminations[agent],
-            e.truncations[agent],
-            e.infos[agent],
-        )
+            obs = e.observe(agent)
+        return obs, e._cumulative_rewards[agent], e.terminations[agent], e.truncations[agent], e.infos[agent]
 
-    def agent_iter(self, max_iter: int = 2**63) -> _AgentIterator:
-        if not self._has_reset:
+    def agent_iter(self, max_iter: int = 2**63) -> Iterator[str]:
+        if not self.has_reset:
             EnvLogger.error_agent_iter_before_reset()
-        return _AgentIterator(self, max_iter)
+        return self._agents(max_iter)
+
+    def _agents(self, left: int) -> Iterator[str]:
+        """Yield the agent to act until none is left, checking that each one was stepped (PettingZoo's AECIterator)."""
+        e = self.env
+        while e.agents and left > 0:
+            left -= 1
+            assert self.has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+            self.has_updated = False
+            yield e.agent_selection
 
     def step(self, action: int | None) -> None:
-        if not self._has_reset:
+        if not self.has_reset:
             EnvLogger.error_step_before_reset()
         e = self.env
-        self._has_updated = True
+        self.has_updated = True
         if not e.agents:
             EnvLogger.warn_step_after_terminated_truncated()
             return
@@ -380,8 +436,8 @@ class ClassicWrapper(BaseWrapper):
             e.unwrapped._was_dead_step(action)
             return
         try:
-            if self._step_alive is not None:
-                self._step_alive(agent, action)
+            if self.fast:
+                e._step_alive(agent, action)
             else:
                 e.step(action)
         except IllegalActionError:
@@ -395,47 +451,10 @@ class ClassicWrapper(BaseWrapper):
         u.terminations = dict.fromkeys(u.agents, True)
         u.truncations = dict.fromkeys(u.agents, True)
         u.rewards = dict.fromkeys(u.truncations, 0)
-        u.rewards[agent] = self._illegal_reward
+        u.rewards[agent] = self.illegal_reward
         u._accumulate_rewards()
         u._deads_step_first()
-        self._terminated = True
-
-    def render(self) -> Any:
-        if not self._has_reset:
-            EnvLogger.error_render_before_reset()
-        return self.env.render()
-
-    def state(self) -> np.ndarray:
-        if not self._has_reset:
-            EnvLogger.error_state_before_reset()
-        return self.env.state()
-
-    def __str__(self) -> str:
-        return str(self.env)
-
-
-class _AgentIterator:
-    """``agent_iter()``'s iterator: the agent to act until none is left, checking that each one was stepped."""
-
-    __slots__ = ("_wrapper", "_env", "_left")
-
-    def __init__(self, wrapper: ClassicWrapper, max_iter: int) -> None:
-        self._wrapper = wrapper
-        self._env = wrapper.env
-        self._left = max_iter
-
-    def __iter__(self) -> _AgentIterator:
-        return self
-
-    def __next__(self) -> str:
-        e = self._env
-        if not e.agents or self._left <= 0:
-            raise StopIteration
-        self._left -= 1
-        w = self._wrapper
-        assert w._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
-        w._has_updated = False
-        return e.agent_selection
+        self.terminated = True
 
 
 def env(**kwargs: Any) -> ClassicWrapper:
