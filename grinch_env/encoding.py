@@ -168,7 +168,7 @@ class Encoder:
 
     __slots__ = (
         "_game", "_n", "_scales", "_bonus", "_bonus_values", "_bonus_mask", "_pad_blocks", "_pad_rows", "_pad_totals",
-        "_log", "_logged", "_blocks2", "_mask_pad", "_last_seat",
+        "_log", "_logged", "_blocks2", "_pile_bits", "_mask_pad", "_last_seat",
         "_round", "_round_pieces", "_round_id",
         "_sheets", "_totals", "_scored", "_used2", "_points2", "_totals2", "_seat_scores",
     )
@@ -191,6 +191,7 @@ class Encoder:
         self._log = None
         self._logged = 0
         self._blocks2 = [b""] * (2 * n)
+        self._pile_bits = [0] * n  # each seat's discard pile as a 48-bit card set
         self._last_seat = None
         self._round = None
         self._sheets = [None] * n
@@ -208,14 +209,17 @@ class Encoder:
         log = game.pile_log
         piles = game.piles
         known = game.known
+        pile_bits = self._pile_bits
         if log is self._log:
             n = self._n
             blocks2 = self._blocks2
             for p in log[self._logged:]:
-                blocks2[p] = blocks2[p + n] = _seat_block(piles[p], known[p])
+                bits = pile_bits[p] = _card_bits(piles[p])
+                blocks2[p] = blocks2[p + n] = _seat_block(piles[p], known[p], bits)
         else:
             self._log = log
-            blocks = list(map(_seat_block, piles, known))
+            pile_bits[:] = map(_card_bits, piles)
+            blocks = list(map(_seat_block, piles, known, pile_bits))
             self._blocks2 = blocks + blocks
         self._logged = len(log)
 
@@ -288,15 +292,16 @@ class Encoder:
             log = game.pile_log
             if log is not self._log:
                 self._update_blocks(game)
+            elif len(log) == self._logged + 1:
+                # One new entry: exactly one discard since the last call (a draw from a pile logs two
+                # seats, a refill or a new round a new list), so seat p's pile only gained its top card.
+                p = log[-1]
+                pile = game.piles[p]
+                bits = self._pile_bits[p] = self._pile_bits[p] | _CARD_BIT[pile[-1]]
+                self._blocks2[p] = self._blocks2[p + self._n] = _seat_block(pile, game.known[p], bits)
+                self._logged += 1
             elif len(log) != self._logged:
-                # _update_blocks' usual case, inlined: the seats the log names since the last call.
-                n = self._n
-                blocks2 = self._blocks2
-                piles = game.piles
-                known = game.known
-                for p in log[self._logged:]:
-                    blocks2[p] = blocks2[p + n] = _seat_block(piles[p], known[p])
-                self._logged = len(log)
+                self._update_blocks(game)
         # Pads change only while scoring (in a round's score phase, the first game.pos seats of
         # game.order have scored), or by a score that ended the round (or the game).
         phase = game.phase
@@ -338,7 +343,7 @@ class Encoder:
         except KeyError:
             bonus = self._bonus.miss(hand, bonus_key)
         current = game.current
-        key = (bytes(map(len, hands)), seat, current, game.turn, phase, game.draws_made, len(game.draw_pile), self._round_id)
+        key = (*map(len, hands), seat, current, game.turn, phase, game.draws_made, len(game.draw_pile), self._round_id)
         try:
             middle, to_act = _SIZES_TURN[key]
         except KeyError:
@@ -364,7 +369,7 @@ class Encoder:
             mask = _NDARRAY(_MASK_SHAPE, _INT8, bytearray().join((
                 _MASK_NO_DISCARD,
                 _MASK_ONE if game.draw_pile or game._can_draw_from_draw_pile() else _MASK_ZERO,
-                bytes(map(bool, piles[seat:])), bytes(map(bool, piles[:seat])), self._mask_pad,
+                bytes(map(bool, piles[seat:] + piles[:seat])), self._mask_pad,
             )))
         else:  # PHASE_SCORE
             mask = _NDARRAY(_MASK_SHAPE, _INT8, bytearray().join((_MASK_NO_DRAW, bytes([v is None for v in game.score_sheet[seat]]))))
@@ -418,31 +423,33 @@ def _round_pieces(game: Game) -> tuple[list[bytes], bytes]:
     return pieces, _PACK_12F(*rounds)
 
 
-def _seat_block(pile: list[int], known: list[int]) -> bytes:
-    """Return a seat's 192-float block: pile contents, top, card under the top, cards known in hand."""
-    # Card sets as 48-bit ints (plain loops over a few cards), then one-hot bytes per suit from tables:
-    # cheaper than adding up 1536-bit one-hot ints.
+def _card_bits(cards: list[int]) -> int:
+    """Return ``cards`` as a 48-bit set (bit ``c`` for card ``c``)."""
+    bits = 0
+    for c in cards:  # a plain loop: cheaper than sum(map(tuple.__getitem__, ...)) for a few cards
+        bits |= _CARD_BIT[c]
+    return bits
+
+
+def _seat_block(pile: list[int], known: list[int], pile_bits: int) -> bytes:
+    """Return a seat's 192-float block: pile contents (``pile_bits``, the pile as a card set), top, card under the top, cards known in hand."""
+    # One-hot bytes per suit from the suit tables: cheaper than adding up 1536-bit one-hot ints.
     if pile:
-        bits = 0
-        for c in pile:
-            bits |= _CARD_BIT[c]
-        contents = (_SUIT0_HOT[bits & 4095], _SUIT1_HOT[bits >> 12 & 4095], _SUIT2_HOT[bits >> 24 & 4095], _SUIT3_HOT[bits >> 36])
+        b = pile_bits
         second = _ONE_HOT[pile[-2]] if len(pile) > 1 else _EMPTY_48
+        head = (_SUIT0_HOT[b & 4095], _SUIT1_HOT[b >> 12 & 4095], _SUIT2_HOT[b >> 24 & 4095], _SUIT3_HOT[b >> 36], _ONE_HOT[pile[-1]], second)
         if not known:
-            return b"".join((*contents, _ONE_HOT[pile[-1]], second, _EMPTY_48))
-        head = (*contents, _ONE_HOT[pile[-1]], second)
+            return b"".join((*head, _EMPTY_48))
     elif not known:
         return _EMPTY_BLOCK
     else:
         head = (_EMPTY_144,)
-    bits = 0
-    for c in known:
-        bits |= _CARD_BIT[c]
-    return b"".join((*head, _SUIT0_HOT[bits & 4095], _SUIT1_HOT[bits >> 12 & 4095], _SUIT2_HOT[bits >> 24 & 4095], _SUIT3_HOT[bits >> 36]))
+    b = _card_bits(known)
+    return b"".join((*head, _SUIT0_HOT[b & 4095], _SUIT1_HOT[b >> 12 & 4095], _SUIT2_HOT[b >> 24 & 4095], _SUIT3_HOT[b >> 36]))
 
 
-# (hand sizes by absolute seat as bytes, observer, player to act, turn, phase, draws made, draw-pile size,
-# id of the round's _ROUND_PIECES entry) -> (the features from the seat table to the draw-pile size as seen
+# (hand sizes by absolute seat, observer, player to act, turn, phase, draws made, draw-pile size,
+# id of the round's _ROUND_PIECES entry), as one flat tuple -> (the features from the seat table to the draw-pile size as seen
 # by the observer: seat table and Grinch one-hots, hand sizes, round one-hots, turn/phase/first-draw/draw-pile;
 # the "observer to act" feature).
 _SIZES_TURN: dict[tuple, tuple[bytes, bytes]] = {}

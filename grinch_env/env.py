@@ -209,8 +209,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     def _step_alive(self, agent: str, action: int) -> None:
         """Apply ``agent``'s action (``agent`` is the agent to act and not terminated)."""
+        self._game.step(action)  # raises IllegalActionError naming the phase, the action and the legal actions
+        self._after_step(agent, action)
+
+    def _after_step(self, agent: str, action: int) -> None:
+        """Record ``agent``'s applied ``action``, then hand the turn on or end the game (ClassicWrapper inlines the usual case)."""
         game = self._game
-        game.step(action)  # raises IllegalActionError naming the phase, the action and the legal actions
         self.action_log.append((agent, action if type(action) is int else int(action)))
         self._cumulative_rewards[agent] = 0.0
         current = game.current
@@ -433,15 +437,27 @@ class _Loop:
         if not (type(action) is int and 0 <= action < NUM_ACTIONS):
             assert (action is None and dead) or e.action_space(agent).contains(action), "action is not in action space"
         if dead:
-            e.unwrapped._was_dead_step(action)
+            (e if self.fast else e.unwrapped)._was_dead_step(action)
             return
-        try:
-            if self.fast:
-                e._step_alive(agent, action)
-            else:
+        if not self.fast:
+            try:
                 e.step(action)
+            except IllegalActionError:
+                self._terminate_illegal(agent)
+            return
+        game = e._game
+        try:
+            game.step(action)  # raw_env._step_alive from here on, with its usual case inlined
         except IllegalActionError:
             self._terminate_illegal(agent)
+            return
+        current = game.current
+        if current is not None and type(action) is int and e.render_mode is None:
+            e.action_log.append((agent, action))
+            e._cumulative_rewards[agent] = 0.0
+            e.agent_selection = e.possible_agents[current]
+        else:
+            e._after_step(agent, action)
 
     def _terminate_illegal(self, agent: str) -> None:
         """End the game because ``agent`` chose an illegal action (TerminateIllegalWrapper's semantics)."""
