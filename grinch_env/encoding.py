@@ -141,7 +141,7 @@ class Encoder:
     """Encodes one game's observations like :func:`encode`, from cached byte pieces.
 
     The observation is assembled with one ``bytearray.join`` of little-endian
-    float32 pieces (viewed by ``np.frombuffer``: a fresh, writable
+    float32 pieces (viewed by ``np.ndarray(shape, dtype, buffer)``: a fresh, writable
     ``float32[1337]`` array per call), each kept where it changes:
 
     * every absolute seat's 192-float pile/known block, rebuilt only for the
