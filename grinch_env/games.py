@@ -36,6 +36,10 @@ from types import ModuleType
 from typing import Any, Protocol
 
 
+class IllegalActionError(ValueError):
+    """An action that the rules do not allow in this state (every game's ``step`` raises it, naming the phase, action and legal actions)."""
+
+
 class GameState(Protocol):
     """The state machine a game's rules module provides (see the module docstring)."""
 

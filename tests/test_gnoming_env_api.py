@@ -153,8 +153,17 @@ def test_env_ends_the_game_with_minus_one_for_an_illegal_action():
 def test_env_asserts_actions_outside_the_space(bad):
     e = gn.env(num_players=3)
     e.reset(seed=1)
-    with pytest.raises(AssertionError, match="action is not in action space"):
+    with pytest.raises(AssertionError) as err:
         e.step(bad)
+    assert str(err.value) == (f"action is not in action space: got {bad!r} ({type(bad).__name__}) for player_0; "
+                              "allowed: an int in 0..14 (Discrete(15))")
+
+
+def test_raw_env_step_before_reset_says_to_reset():
+    with pytest.raises(RuntimeError, match=r"raw_env.step\(\) before reset\(\): call env.reset\(\)"):
+        gn.raw_env().step(0)
+    with pytest.raises(AttributeError, match=r"raw_env.agent_selection does not exist before reset\(\)"):
+        _ = gn.raw_env().agent_selection
 
 
 def test_env_refuses_use_before_reset():

@@ -111,14 +111,12 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils.env_logger import EnvLogger
 
-from grinch_env.env import ClassicWrapper as _GrinchClassicWrapper
+from grinch_env.aec import _RESET_FIRST, ILLEGAL_REWARD, ClassicWrapper  # noqa: F401 - ILLEGAL_REWARD also as gnoming.env.ILLEGAL_REWARD
 from grinch_env.gnoming.encoding import OBS_SIZE, Encoder, observation_bounds
-from grinch_env.gnoming.game import NUM_ACTIONS, REWARD_MODES, Game, IllegalActionError, check_options
+from grinch_env.gnoming.game import NUM_ACTIONS, REWARD_MODES, Game, check_options
 
 RENDER_MODES = ("ansi", "human")
-ILLEGAL_REWARD = -1.0
 
 
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
@@ -168,6 +166,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.game_seed: int | None = None
         self.action_log: list[tuple[str, int]] = []
 
+    def __getattr__(self, name: str) -> Any:
+        # Only reached when normal lookup fails: the per-game attributes that reset() creates, read before reset().
+        if name in _RESET_FIRST:
+            raise AttributeError(f"raw_env.{name} does not exist before reset(): call env.reset() (optionally with a seed) first")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
 
@@ -201,7 +205,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         return self._encoder.observe(self._game, self.agent_name_mapping[agent])
 
     def step(self, action: int | None) -> None:
-        agent = self.agent_selection
+        try:
+            agent = self.agent_selection
+        except AttributeError:  # set by reset(); a try costs nothing on the normal path
+            raise RuntimeError("raw_env.step() before reset(): call env.reset() (optionally with a seed) first") from None
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
@@ -209,8 +216,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     def _step_alive(self, agent: str, action: int) -> None:
         """Apply ``agent``'s action (``agent`` is the agent to act and not terminated)."""
+        self._game.step(action)  # raises IllegalActionError naming the phase, the action and the legal actions
+        self._after_step(agent, action)
+
+    def _after_step(self, agent: str, action: int) -> None:
+        """Record ``agent``'s applied ``action``, then hand the turn on or end the game (ClassicWrapper inlines the usual case)."""
         game = self._game
-        game.step(action)  # raises IllegalActionError naming the phase, the action and the legal actions
         self.action_log.append((agent, action if type(action) is int else int(action)))
         self._cumulative_rewards[agent] = 0.0
         current = game.current
@@ -259,43 +270,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         return self._game.legal_actions()
 
 
-class ClassicWrapper(_GrinchClassicWrapper):
-    """:class:`grinch_env.env.ClassicWrapper` for ``Discrete(15)``, with the fast paths for this :class:`raw_env`.
-
-    The Grinch wrapper's fast range check and fast paths are written for its
-    own ``Discrete(62)`` env; this subclass's ``step`` is the parent's with
-    ``Discrete(15)`` in the range check (so actions 15..61 fail the same
-    assertion as any other action outside the space), and it steps and
-    observes a Gnoming :class:`raw_env` (not a subclass) directly.
-    """
-
-    def __init__(self, env: raw_env, illegal_reward: float = ILLEGAL_REWARD) -> None:
-        super().__init__(env, illegal_reward)
-        self._step_alive = env._step_alive if type(env) is raw_env else None
-
-    def step(self, action: int | None) -> None:
-        # The parent's step, with this env's Discrete(15) in the fast range check.
-        if not self._has_reset:
-            EnvLogger.error_step_before_reset()
-        e = self.env
-        self._has_updated = True
-        if not e.agents:
-            EnvLogger.warn_step_after_terminated_truncated()
-            return
-        agent = e.agent_selection
-        dead = e.terminations[agent] or e.truncations[agent]
-        if not (type(action) is int and 0 <= action < NUM_ACTIONS):
-            assert (action is None and dead) or e.action_space(agent).contains(action), "action is not in action space"
-        if dead:
-            e.unwrapped._was_dead_step(action)
-            return
-        try:
-            if self._step_alive is not None:
-                self._step_alive(agent, action)
-            else:
-                e.step(action)
-        except IllegalActionError:
-            self._terminate_illegal(agent)
+raw_env._fast_loop_class = raw_env  # ClassicWrapper runs this class (not a subclass) through its fast path
 
 
 def env(**kwargs: Any) -> ClassicWrapper:

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from grinch_env.game import IllegalActionError
+from grinch_env.games import IllegalActionError
 from grinch_env.gnoming.cards import DECK, DECK_SIZE, HAZARD, IS_POSITIVE, MULLIGAN, NUM_KINDS, SHORT_NAMES, kind_name
 from grinch_env.gnoming.scoring import MULLIGAN_LINES, round_scores, score_layout
 from grinch_env.gnoming.scoring import winners as _winners

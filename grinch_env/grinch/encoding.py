@@ -141,7 +141,7 @@ class Encoder:
     """Encodes one game's observations like :func:`encode`, from cached byte pieces.
 
     The observation is assembled with one ``bytearray.join`` of little-endian
-    float32 pieces (viewed by ``np.frombuffer``: a fresh, writable
+    float32 pieces (viewed by ``np.ndarray(shape, dtype, buffer)``: a fresh, writable
     ``float32[1337]`` array per call), each kept where it changes:
 
     * every absolute seat's 192-float pile/known block, rebuilt only for the
@@ -168,8 +168,8 @@ class Encoder:
 
     __slots__ = (
         "_game", "_n", "_scales", "_bonus", "_bonus_values", "_bonus_mask", "_pad_blocks", "_pad_rows", "_pad_totals",
-        "_log", "_logged", "_blocks2", "_mask_pad", "_last_seat",
-        "_round", "_round_pieces",
+        "_log", "_logged", "_blocks2", "_pile_bits", "_mask_pad", "_last_seat",
+        "_round", "_round_pieces", "_round_id",
         "_sheets", "_totals", "_scored", "_used2", "_points2", "_totals2", "_seat_scores",
     )
 
@@ -191,6 +191,7 @@ class Encoder:
         self._log = None
         self._logged = 0
         self._blocks2 = [b""] * (2 * n)
+        self._pile_bits = [0] * n  # each seat's discard pile as a 48-bit card set
         self._last_seat = None
         self._round = None
         self._sheets = [None] * n
@@ -208,14 +209,17 @@ class Encoder:
         log = game.pile_log
         piles = game.piles
         known = game.known
+        pile_bits = self._pile_bits
         if log is self._log:
             n = self._n
             blocks2 = self._blocks2
             for p in log[self._logged:]:
-                blocks2[p] = blocks2[p + n] = _seat_block(piles[p], known[p])
+                bits = pile_bits[p] = _card_bits(piles[p])
+                blocks2[p] = blocks2[p + n] = _seat_block(piles[p], known[p], bits)
         else:
             self._log = log
-            blocks = list(map(_seat_block, piles, known))
+            pile_bits[:] = map(_card_bits, piles)
+            blocks = list(map(_seat_block, piles, known, pile_bits))
             self._blocks2 = blocks + blocks
         self._logged = len(log)
 
@@ -227,6 +231,7 @@ class Encoder:
         if pieces is None:
             pieces = _ROUND_PIECES[key] = _round_pieces(game)
         self._round_pieces = pieces
+        self._round_id = id(pieces)  # stands for ``key`` in _SIZES_TURN's keys: _ROUND_PIECES keeps ``pieces`` alive
 
     def _update_scores(self, game: Game, hint: int | None) -> None:
         """Rebuild the score-pad entries (rows used, points, total) of every seat whose pad or total changed.
@@ -287,15 +292,16 @@ class Encoder:
             log = game.pile_log
             if log is not self._log:
                 self._update_blocks(game)
+            elif len(log) == self._logged + 1:
+                # One new entry: exactly one discard since the last call (a draw from a pile logs two
+                # seats, a refill or a new round a new list), so seat p's pile only gained its top card.
+                p = log[-1]
+                pile = game.piles[p]
+                bits = self._pile_bits[p] = self._pile_bits[p] | _CARD_BIT[pile[-1]]
+                self._blocks2[p] = self._blocks2[p + self._n] = _seat_block(pile, game.known[p], bits)
+                self._logged += 1
             elif len(log) != self._logged:
-                # _update_blocks' usual case, inlined: the seats the log names since the last call.
-                n = self._n
-                blocks2 = self._blocks2
-                piles = game.piles
-                known = game.known
-                for p in log[self._logged:]:
-                    blocks2[p] = blocks2[p + n] = _seat_block(piles[p], known[p])
-                self._logged = len(log)
+                self._update_blocks(game)
         # Pads change only while scoring (in a round's score phase, the first game.pos seats of
         # game.order have scored), or by a score that ended the round (or the game).
         phase = game.phase
@@ -317,53 +323,56 @@ class Encoder:
         hand = hands[seat]
         # The hand as a 48-bit set, then per suit (12 bits) a table entry: the suit's one-hot
         # block, suit row value, packed counts (rank counts, Rainbow sum, suit counts), mask bytes.
-        held = sum(map(_CARD_BIT.__getitem__, hand))
+        held = 0
+        for c in hand:  # a plain loop: cheaper than sum(map(tuple.__getitem__, ...)) for a few cards
+            held |= _CARD_BIT[c]
         w = _SUIT0[held & 4095]
         x = _SUIT1[held >> 12 & 4095]
         y = _SUIT2[held >> 24 & 4095]
         z = _SUIT3[held >> 36]
         packed = w[2] + x[2] + y[2] + z[2]
-        match_run = _MATCH_RUN.get(packed & _RANKS_MASK)
-        if match_run is None:
+        # The table look-ups miss only for a hand or a state not seen before (subscription is
+        # cheaper than dict.get on a hit).
+        try:
+            match_run = _MATCH_RUN[packed & _RANKS_MASK]
+        except KeyError:
             match_run = _match_run(packed & _RANKS_MASK)
         bonus_key = held & self._bonus_mask | packed & _SUIT_COUNTS_MASK
-        bonus = self._bonus_values.get(bonus_key)
-        if bonus is None:
+        try:
+            bonus = self._bonus_values[bonus_key]
+        except KeyError:
             bonus = self._bonus.miss(hand, bonus_key)
         current = game.current
-        key = (*map(len, hands), seat, current, game.turn, phase, game.draws_made, len(game.draw_pile))
-        sizes_turn = _SIZES_TURN.get(key)
-        if sizes_turn is None:
-            sizes_turn = _sizes_turn(game, seat, key)
-        round_pieces = self._round_pieces
+        key = (*map(len, hands), seat, current, game.turn, phase, game.draws_made, len(game.draw_pile), self._round_id)
+        try:
+            middle, to_act = _SIZES_TURN[key]
+        except KeyError:
+            middle, to_act = _sizes_turn(game, seat, key, self._round_pieces)
         end = seat + self._n
-        observation = np.frombuffer(bytearray().join((
+        observation = _NDARRAY(_OBS_SHAPE, _FLOAT32, bytearray().join((
             w[0], x[0], y[0], z[0],
             *self._blocks2[seat:end],
             self._pad_blocks,
-            round_pieces[0][seat],
-            sizes_turn[0],
-            round_pieces[1],
-            sizes_turn[1],
+            middle,
             self._seat_scores[seat] or self._scores_seen_from(seat),
             w[1], x[1], y[1], z[1], _RAINBOW[packed >> 24 & 255], match_run, bonus,
-            sizes_turn[2],
-        )), _FLOAT32)
+            to_act,
+        )))
         # action_mask(game, seat), from bytes pieces per phase.
         if current != seat:
-            mask = np.frombuffer(bytearray(NUM_ACTIONS), _INT8)
+            mask = _NDARRAY(_MASK_SHAPE, _INT8, bytearray(NUM_ACTIONS))
         elif phase == PHASE_DISCARD:
             # The discard actions are the cards held: the suit tables' mask bytes.
-            mask = np.frombuffer(bytearray().join((w[3], x[3], y[3], z[3], _MASK_TAIL)), _INT8)
+            mask = _NDARRAY(_MASK_SHAPE, _INT8, bytearray().join((w[3], x[3], y[3], z[3], _MASK_TAIL)))
         elif phase == PHASE_DRAW:
             piles = game.piles
-            mask = np.frombuffer(bytearray().join((
+            mask = _NDARRAY(_MASK_SHAPE, _INT8, bytearray().join((
                 _MASK_NO_DISCARD,
                 _MASK_ONE if game.draw_pile or game._can_draw_from_draw_pile() else _MASK_ZERO,
-                bytes(map(bool, piles[seat:])), bytes(map(bool, piles[:seat])), self._mask_pad,
-            )), _INT8)
+                bytes(map(bool, piles[seat:] + piles[:seat])), self._mask_pad,
+            )))
         else:  # PHASE_SCORE
-            mask = np.frombuffer(bytearray().join((_MASK_NO_DRAW, bytes([v is None for v in game.score_sheet[seat]]))), _INT8)
+            mask = _NDARRAY(_MASK_SHAPE, _INT8, bytearray().join((_MASK_NO_DRAW, bytes([v is None for v in game.score_sheet[seat]]))))
         return {"observation": observation, "action_mask": mask}
 
 
@@ -371,6 +380,10 @@ class Encoder:
 # A feature block as a little-endian int: float32 1.0 (0x3F800000) in the 4 bytes of each set entry.
 _ONE_BITS = 0x3F800000
 _FLOAT32 = np.dtype(np.float32)
+# np.ndarray(shape, dtype, buffer) is np.frombuffer's array (writable over a bytearray, sharing it) for less call overhead.
+_NDARRAY = np.ndarray
+_OBS_SHAPE = (OBS_SIZE,)
+_MASK_SHAPE = (NUM_ACTIONS,)
 _ONE = struct.pack("<f", 1.0)
 _ZERO = bytes(4)
 _HAND_BYTES = 4 * NUM_CARDS
@@ -382,6 +395,7 @@ _EMPTY_48 = bytes(_HAND_BYTES)
 _EMPTY_SHEET = [None] * NUM_ROWS
 _EMPTY_ROWS = bytes(4 * NUM_ROWS)
 _EMPTY_BLOCK = bytes(_BLOCK_BYTES)
+_EMPTY_144 = bytes(3 * _HAND_BYTES)
 _PACK_1F = struct.Struct("<f").pack
 _PACK_2F = struct.Struct("<2f").pack
 _PACK_6F = struct.Struct("<6f").pack
@@ -409,30 +423,39 @@ def _round_pieces(game: Game) -> tuple[list[bytes], bytes]:
     return pieces, _PACK_12F(*rounds)
 
 
-def _seat_block(pile: list[int], known: list[int]) -> bytes:
-    """Return a seat's 192-float block: pile contents, top, card under the top, cards known in hand."""
-    if not pile:
+def _card_bits(cards: list[int]) -> int:
+    """Return ``cards`` as a 48-bit set (bit ``c`` for card ``c``)."""
+    bits = 0
+    for c in cards:  # a plain loop: cheaper than sum(map(tuple.__getitem__, ...)) for a few cards
+        bits |= _CARD_BIT[c]
+    return bits
+
+
+def _seat_block(pile: list[int], known: list[int], pile_bits: int) -> bytes:
+    """Return a seat's 192-float block: pile contents (``pile_bits``, the pile as a card set), top, card under the top, cards known in hand."""
+    # One-hot bytes per suit from the suit tables: cheaper than adding up 1536-bit one-hot ints.
+    if pile:
+        b = pile_bits
+        second = _ONE_HOT[pile[-2]] if len(pile) > 1 else _EMPTY_48
+        head = (_SUIT0_HOT[b & 4095], _SUIT1_HOT[b >> 12 & 4095], _SUIT2_HOT[b >> 24 & 4095], _SUIT3_HOT[b >> 36], _ONE_HOT[pile[-1]], second)
         if not known:
-            return _EMPTY_BLOCK
-        return b"".join((_EMPTY_48, _EMPTY_48, _EMPTY_48, sum(map(_ONE_BIT.__getitem__, known)).to_bytes(_HAND_BYTES, "little")))
-    top = _ONE_HOT[pile[-1]]
-    if len(pile) == 1:
-        contents = top
-        second = _EMPTY_48
+            return b"".join((*head, _EMPTY_48))
+    elif not known:
+        return _EMPTY_BLOCK
     else:
-        contents = sum(map(_ONE_BIT.__getitem__, pile)).to_bytes(_HAND_BYTES, "little")
-        second = _ONE_HOT[pile[-2]]
-    if known:
-        return b"".join((contents, top, second, sum(map(_ONE_BIT.__getitem__, known)).to_bytes(_HAND_BYTES, "little")))
-    return b"".join((contents, top, second, _EMPTY_48))
+        head = (_EMPTY_144,)
+    b = _card_bits(known)
+    return b"".join((*head, _SUIT0_HOT[b & 4095], _SUIT1_HOT[b >> 12 & 4095], _SUIT2_HOT[b >> 24 & 4095], _SUIT3_HOT[b >> 36]))
 
 
-# (hand sizes by absolute seat, observer, player to act, turn, phase, draws made, draw-pile size), as one flat tuple ->
-# (hand-size features, turn/phase/first-draw/draw-pile features, "observer to act" feature).
-_SIZES_TURN: dict[tuple, tuple[bytes, bytes, bytes]] = {}
+# (hand sizes by absolute seat, observer, player to act, turn, phase, draws made, draw-pile size,
+# id of the round's _ROUND_PIECES entry), as one flat tuple -> (the features from the seat table to the draw-pile size as seen
+# by the observer: seat table and Grinch one-hots, hand sizes, round one-hots, turn/phase/first-draw/draw-pile;
+# the "observer to act" feature).
+_SIZES_TURN: dict[tuple, tuple[bytes, bytes]] = {}
 
 
-def _sizes_turn(game: Game, seat: int, key: tuple) -> tuple[bytes, bytes, bytes]:
+def _sizes_turn(game: Game, seat: int, key: tuple, round_pieces: tuple[list[bytes], bytes]) -> tuple[bytes, bytes]:
     n = game.num_players
     sizes = [len(game.hands[(seat + j) % n]) / MAX_HAND for j in range(n)] + [0.0] * (MAX_PLAYERS - n)
     values = [0.0] * 8
@@ -449,7 +472,8 @@ def _sizes_turn(game: Game, seat: int, key: tuple) -> tuple[bytes, bytes, bytes]
     values[7] = len(game.draw_pile) / NUM_CARDS
     if len(_SIZES_TURN) >= _CACHE_LIMIT:
         _SIZES_TURN.clear()
-    entry = _SIZES_TURN[key] = (_PACK_6F(*sizes), _PACK_8F(*values), to_act)
+    middle = b"".join((round_pieces[0][seat], _PACK_6F(*sizes), round_pieces[1], _PACK_8F(*values)))
+    entry = _SIZES_TURN[key] = (middle, to_act)
     return entry
 
 
@@ -477,6 +501,8 @@ def _suit_tables() -> tuple[tuple, ...]:
 _RANKS_MASK = (1 << 24) - 1  # the rank counts in a packed sum
 _SUIT_COUNTS_MASK = ((1 << 16) - 1) << 48  # the suit counts in a packed sum
 _SUIT_TABLES = _SUIT0, _SUIT1, _SUIT2, _SUIT3 = _suit_tables()
+# The one-hot pieces alone (for card sets other than the own hand: pile contents, known cards).
+_SUIT0_HOT, _SUIT1_HOT, _SUIT2_HOT, _SUIT3_HOT = (tuple(entry[0] for entry in table) for table in _SUIT_TABLES)
 # The Rainbow feature (sum of the suits' highest ranks / 30) as float32 bytes.
 _RAINBOW = tuple(_PACK_1F(v / MAX_ROW_VALUE) for v in range(256))
 # Action-mask pieces: after the 48 discard actions (all draw and score actions 0), before the

@@ -96,16 +96,14 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils.env_logger import EnvLogger
-from pettingzoo.utils.wrappers import BaseWrapper
 
+from grinch_env.aec import _RESET_FIRST, ILLEGAL_REWARD, ClassicWrapper  # noqa: F401 - ClassicWrapper also as grinch_env.env.ClassicWrapper
 from grinch_env.grinch.encoding import OBS_SIZE, Encoder
 
 # MARGIN_SCALE, REWARD_MODES and terminal_rewards are the rules' (game.py); imported here for the old ``grinch_env.env`` names too.
 from grinch_env.grinch.game import MARGIN_SCALE, NUM_ACTIONS, REWARD_MODES, Game, IllegalActionError, terminal_rewards  # noqa: F401
 
 RENDER_MODES = ("ansi", "human")
-ILLEGAL_REWARD = -1.0
 
 
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
@@ -202,8 +200,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     def _step_alive(self, agent: str, action: int) -> None:
         """Apply ``agent``'s action (``agent`` is the agent to act and not terminated)."""
+        self._game.step(action)  # raises IllegalActionError naming the phase, the action and the legal actions
+        self._after_step(agent, action)
+
+    def _after_step(self, agent: str, action: int) -> None:
+        """Record ``agent``'s applied ``action``, then hand the turn on or end the game (ClassicWrapper inlines the usual case)."""
         game = self._game
-        game.step(action)  # raises IllegalActionError naming the phase, the action and the legal actions
         self.action_log.append((agent, action if type(action) is int else int(action)))
         self._cumulative_rewards[agent] = 0.0
         current = game.current
@@ -252,192 +254,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         return self._game.legal_actions()
 
 
-_RESET_FIRST = frozenset({"rewards", "terminations", "truncations", "infos", "agent_selection", "num_agents", "agents"})
-
-
-def _reset_first(name: str) -> AttributeError:
-    return AttributeError(f"{name} cannot be accessed before reset")
-
-
-def _forward(name: str) -> property:
-    """Return a property reading ``name`` from the wrapped env, refused before ``reset`` like OrderEnforcingWrapper."""
-
-    def get(self: ClassicWrapper) -> Any:
-        if not self._has_reset:
-            raise _reset_first(name)
-        return getattr(self.env, name)
-
-    return property(get, doc=f"The wrapped environment's ``{name}`` (an AttributeError before reset).")
-
-
-class ClassicWrapper(BaseWrapper):
-    """PettingZoo's classic wrapper stack in one class, with direct methods on the hot path.
-
-    Same behaviour as ``OrderEnforcingWrapper(AssertOutOfBoundsWrapper(
-    TerminateIllegalWrapper(env, illegal_reward=-1)))``:
-
-    * ``step``, ``observe``, ``render``, ``state`` and ``agent_iter`` before
-      ``reset`` raise ``AssertionError``; ``agents``, ``rewards``, ... raise
-      ``AttributeError``; ``step`` with no agent left only warns;
-    * an action that is not ``None`` (for a terminated agent) or in the action
-      space fails an assertion;
-    * an illegal action ends the game: -1 for the offender, 0 for the others,
-      every agent terminated and truncated, and PettingZoo's warning.
-
-    PettingZoo's stack costs more than the game itself, because each wrapper
-    layer forwards attribute reads through ``__getattr__``; here the hot
-    attributes are properties and ``last``/``agent_iter`` read the raw env.
-    Around a :class:`raw_env` itself (not a subclass), ``last`` calls its
-    encoder's ``observe`` (observation and mask) and ``step`` its ``_step_alive`` directly (methods
-    replaced on the instance later are not seen; wrap a subclass instead).
-    """
-
-    agents = _forward("agents")
-    agent_selection = _forward("agent_selection")
-    rewards = _forward("rewards")
-    terminations = _forward("terminations")
-    truncations = _forward("truncations")
-    infos = _forward("infos")
-    _cumulative_rewards = _forward("_cumulative_rewards")
-
-    def __init__(self, env: raw_env, illegal_reward: float = ILLEGAL_REWARD) -> None:
-        if not isinstance(env, AECEnv):
-            raise ValueError(f"ClassicWrapper wraps an AECEnv, got {type(env).__name__}")
-        super().__init__(env)
-        self._illegal_reward = float(illegal_reward)
-        # Our raw_env (not a subclass that may override step) is stepped through its fast path.
-        self._step_alive = env._step_alive if type(env) is raw_env else None
-        self._has_reset = False
-        self._has_updated = False
-        self._terminated = False  # terminated by an illegal move
-
-    def __getattr__(self, name: str) -> Any:
-        # Reached when a property above raised AttributeError (before reset) or for any other attribute.
-        if name in _RESET_FIRST and not self.__dict__.get("_has_reset", False):
-            raise _reset_first(name)
-        return super().__getattr__(name)
-
-    @property
-    def num_agents(self) -> int:
-        if not self._has_reset:
-            raise _reset_first("num_agents")
-        return len(self.env.agents)
-
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        self._has_reset = True
-        self._has_updated = True
-        self._terminated = False
-        self.env.reset(seed=seed, options=options)
-
-    def observe(self, agent: str) -> Any:
-        if not self._has_reset:
-            EnvLogger.error_observe_before_reset()
-        return self.env.observe(agent)
-
-    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        if not self._has_reset:
-            raise _reset_first("agent_selection")
-        e = self.env
-        agent = e.agent_selection
-        if observe and self._step_alive is not None:
-            obs = e._encoder.observe(e._game, e.agent_name_mapping[agent])  # raw_env.observe, inlined
-        else:
-            obs = e.observe(agent) if observe else None
-        return (
-            obs,
-            e._cumulative_rewards[agent],
-            e.terminations[agent],
-            e.truncations[agent],
-            e.infos[agent],
-        )
-
-    def agent_iter(self, max_iter: int = 2**63) -> _AgentIterator:
-        if not self._has_reset:
-            EnvLogger.error_agent_iter_before_reset()
-        return _AgentIterator(self, max_iter)
-
-    def step(self, action: int | None) -> None:
-        if not self._has_reset:
-            EnvLogger.error_step_before_reset()
-        e = self.env
-        self._has_updated = True
-        if not e.agents:
-            EnvLogger.warn_step_after_terminated_truncated()
-            return
-        agent = e.agent_selection
-        dead = e.terminations[agent] or e.truncations[agent]
-        # Fast path of Discrete(62).contains for plain ints; anything else asks the space.
-        if not (type(action) is int and 0 <= action < NUM_ACTIONS) and not ((action is None and dead) or e.action_space(agent).contains(action)):
-            raise AssertionError(_bad_action_message(action, agent, dead))
-        if dead:
-            e.unwrapped._was_dead_step(action)
-            return
-        try:
-            if self._step_alive is not None:
-                self._step_alive(agent, action)
-            else:
-                e.step(action)
-        except IllegalActionError:
-            self._terminate_illegal(agent)
-
-    def _terminate_illegal(self, agent: str) -> None:
-        """End the game because ``agent`` chose an illegal action (TerminateIllegalWrapper's semantics)."""
-        EnvLogger.warn_on_illegal_move()
-        u = self.env.unwrapped
-        u._cumulative_rewards[agent] = 0
-        u.terminations = dict.fromkeys(u.agents, True)
-        u.truncations = dict.fromkeys(u.agents, True)
-        u.rewards = dict.fromkeys(u.truncations, 0)
-        u.rewards[agent] = self._illegal_reward
-        u._accumulate_rewards()
-        u._deads_step_first()
-        self._terminated = True
-
-    def render(self) -> Any:
-        if not self._has_reset:
-            EnvLogger.error_render_before_reset()
-        return self.env.render()
-
-    def state(self) -> np.ndarray:
-        if not self._has_reset:
-            EnvLogger.error_state_before_reset()
-        return self.env.state()
-
-    def __str__(self) -> str:
-        return str(self.env)
-
-
-def _bad_action_message(action: Any, agent: str, dead: bool) -> str:
-    """Return the error for an action outside the action space (an AssertionError, as PettingZoo's AssertOutOfBoundsWrapper raises)."""
-    if dead:
-        return f"action is not in action space: {agent} is terminated, so its action must be None, got {action!r}"
-    if action is None:
-        return f"action is not in action space: None is only for a terminated agent; {agent} is to act: give an int in 0..{NUM_ACTIONS - 1}"
-    return f"action is not in action space: got {action!r} ({type(action).__name__}) for {agent}; allowed: an int in 0..{NUM_ACTIONS - 1} (Discrete({NUM_ACTIONS}))"
-
-
-class _AgentIterator:
-    """``agent_iter()``'s iterator: the agent to act until none is left, checking that each one was stepped."""
-
-    __slots__ = ("_wrapper", "_env", "_left")
-
-    def __init__(self, wrapper: ClassicWrapper, max_iter: int) -> None:
-        self._wrapper = wrapper
-        self._env = wrapper.env
-        self._left = max_iter
-
-    def __iter__(self) -> _AgentIterator:
-        return self
-
-    def __next__(self) -> str:
-        e = self._env
-        if not e.agents or self._left <= 0:
-            raise StopIteration
-        self._left -= 1
-        w = self._wrapper
-        assert w._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
-        w._has_updated = False
-        return e.agent_selection
+raw_env._fast_loop_class = raw_env  # ClassicWrapper runs this class (not a subclass) through its fast path
 
 
 def env(**kwargs: Any) -> ClassicWrapper:

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from grinch_env.games import IllegalActionError
 from grinch_env.grinch.cards import NUM_CARDS, card_name
 from grinch_env.grinch.scoring import NUM_ROWS, ROW_NAMES, Bonus, bonus_points, resolve_layout, row_value
 
@@ -114,10 +115,6 @@ def terminal_rewards(totals: list[int], reward_mode: str = "win") -> list[float]
         total = sum(totals)
         return [(t - (total - t) / (n - 1)) / MARGIN_SCALE for t in totals]
     raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
-
-
-class IllegalActionError(ValueError):
-    """An action that the rules do not allow in this state."""
 
 
 def action_name(action: int, num_players: int | None = None) -> str:
