@@ -1,8 +1,8 @@
 """Distributed collection on Ray workers: PPO self-play trains, checkpoints, resumes and evaluates; a killed worker loses nothing.
 
 The Ray tests need the ``[ray]`` extra and are skipped without it; the config
-and error tests run everywhere.  Ray starts once for the module (2 CPUs, a small
-object store, no dashboard).
+and error tests run everywhere.  Ray starts once for the session
+(``ray_session`` in conftest.py: 2 CPUs, a small object store, no dashboard).
 """
 
 from pathlib import Path
@@ -21,17 +21,6 @@ from training.train import Trainer
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 SMOKE_RAY = CONFIGS / "smoke_ray.yaml"
 needs_ray = pytest.mark.skipif(not ray_available(), reason="ray is not installed (pip install -e '.[ray]')")
-
-
-@pytest.fixture(scope="module")
-def ray_session():
-    import ray
-
-    from training.distributed import init_ray
-
-    init_ray("local", num_cpus=2, object_store_mb=128)
-    yield ray
-    ray.shutdown()
 
 
 def test_distributed_config_defaults_to_this_process_and_names_bad_keys():
