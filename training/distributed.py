@@ -104,9 +104,6 @@ class _Worker:
     def run(self, shared: Any, task: Any) -> Any:
         return self.work(self.context, shared, task)
 
-    def pid(self) -> int:
-        return os.getpid()
-
 
 class RayCollector(Collector):
     """Runs tasks on ``num_workers`` Ray actors; a dead actor is replaced and its task run again (up to ``max_retries`` times per task)."""
@@ -231,8 +228,7 @@ def merge_rollouts(parts: Sequence[Any]) -> Any:
     """Return one :class:`training.selfplay.Rollout` holding every part's decisions (win rates averaged over the parts that saw each kind)."""
     from training.selfplay import Rollout
 
-    if len(parts) == 1:
-        return parts[0]
+    # Always copies: a worker's arrays arrive read-only from Ray's object store, and the learner's batch must be its own.
     arrays = {name: np.concatenate([getattr(p, name) for p in parts]) for name in ("obs", "masks", "actions", "logprobs", "values", "advantages", "returns")}
     feats = None if parts[0].feats is None else np.concatenate([p.feats for p in parts])
     kinds = sorted({k for p in parts for k in p.win_rates})
@@ -295,14 +291,5 @@ def collect_labels(cfg: Any, round_index: int, student_state: bytes | None) -> l
         collector.close()
 
 
-def wait_for_workers(collector: Collector, timeout: float = 60.0) -> list[int]:
-    """Return the worker processes' ids once every Ray actor has built its context (benchmarks time collection, not start-up)."""
-    if not isinstance(collector, RayCollector):
-        return [os.getpid()]
-    import ray
-
-    return ray.get([a.pid.remote() for a in collector.actors], timeout=timeout)
-
-
 __all__ = ["Collector", "LocalCollector", "RayCollector", "RolloutCollector", "collect_labels", "init_ray", "make_collector", "merge_rollouts", "ray_available",
-           "rollout_collector", "wait_for_workers"]
+           "rollout_collector"]

@@ -134,7 +134,7 @@ class Trainer:
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.ppo.learning_rate, eps=1e-5)
         self.pool = OpponentPool(cfg)
         self.engine = make_engine(cfg)
-        self.collector = rollout_collector(cfg)  # None: rollouts on self.engine; else on Ray workers (distributed: in the config)
+        self.collector = None  # Ray workers (distributed: in the config), started by the first update: --report-only never starts Ray
         self.update = 0
         self.env_steps = 0
         self.learner_steps = 0
@@ -226,6 +226,8 @@ class Trainer:
             self.optimizer.param_groups[0]["lr"] = cfg.ppo.learning_rate * (1.0 - self.update / cfg.total_updates)
         t0 = time.perf_counter()
         self.model.eval()
+        if self.collector is None and cfg.distributed.backend != "local":
+            self.collector = rollout_collector(cfg)
         if self.collector is None:
             rollout = collect_rollout(self.engine, self.model, self.pool, cfg, self.rng)
         else:
