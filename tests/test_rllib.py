@@ -14,7 +14,15 @@ import torch  # noqa: E402
 
 from grinch_env.agents import make_agent  # noqa: E402
 from grinch_env.env import terminal_rewards  # noqa: E402
-from grinch_env.integrations.rllib import GAMES, MaskedObservations, RLlibAgent, episode_matchup, make_rllib_env, register_games  # noqa: E402
+from grinch_env.integrations.rllib import (  # noqa: E402
+    GAMES,
+    MaskedObservations,
+    RLlibAgent,
+    episode_matchup,
+    game_env_factory,
+    make_rllib_env,
+    register_games,
+)
 from training import train_rllib  # noqa: E402
 from training.config import load_config  # noqa: E402
 from training.evaluate import evaluate  # noqa: E402
@@ -24,42 +32,64 @@ TINY = ["hidden_sizes=[32]", "train_batch_size=300", "minibatch_size=100", "num_
 
 
 def play_random(env, seed):
-    """Play one game through the RLlib env with seeded random legal actions; return (summed rewards per agent, steps)."""
+    """Play one game through the RLlib env with seeded random legal actions; return (summed rewards per agent, actions)."""
     rng = np.random.default_rng(seed)
     obs, _ = env.reset(seed=seed)
-    returns, steps = {}, 0
+    returns, actions = {}, []
     while True:
         (agent, o), = obs.items()
-        assert set(o) == {"observations", "action_mask"} and o["observations"].shape == (1337,)
-        obs, rewards, terminated, truncated, _ = env.step({agent: int(rng.choice(np.flatnonzero(o["action_mask"])))})
-        steps += 1
+        assert set(o) == {"observations", "action_mask"} and o["observations"].ndim == 1
+        actions.append(int(rng.choice(np.flatnonzero(o["action_mask"]))))
+        obs, rewards, terminated, truncated, _ = env.step({agent: actions[-1]})
         for a, r in rewards.items():
             returns[a] = returns.get(a, 0.0) + r
         if terminated["__all__"]:
             assert not truncated["__all__"] and obs.keys() == returns.keys()
-            return returns, steps
+            return returns, actions
 
 
-@pytest.mark.parametrize("num_players, reward_mode", [(2, "win"), (4, "win"), (4, "margin"), (3, "margin")])
-def test_per_seat_returns_through_the_adapter_equal_the_envs_own(num_players, reward_mode):
-    env = make_rllib_env("grinch", {"num_players": num_players, "reward_mode": reward_mode})
-    returns, steps = play_random(env, seed=11)
-    totals = env.env.unwrapped.game_state()["totals"]
-    own = terminal_rewards(totals, reward_mode)
-    assert sorted(returns) == [f"player_{i}" for i in range(num_players)]
-    np.testing.assert_allclose([returns[f"player_{i}"] for i in range(num_players)], own, rtol=0, atol=1e-6)
-    assert env.env.illegal_actions == 0 and steps > 50
+def replay_on_the_env(game, options, seed, actions):
+    """Return every seat's return from the game's own AEC env replaying ``actions`` (the PettingZoo loop, summing ``last()``'s rewards)."""
+    env = game_env_factory(game)(**options)
+    env.reset(seed=seed)
+    returns, moves = dict.fromkeys(env.possible_agents, 0.0), iter(actions)
+    for agent in env.agent_iter():
+        _, reward, termination, truncation, _ = env.last()
+        returns[agent] += reward
+        env.step(None if termination or truncation else next(moves))
+    assert next(moves, None) is None
+    return returns
+
+
+CASES = [("grinch", 2, "win"), ("grinch", 4, "win"), ("grinch", 4, "margin"), ("grinch", 3, "margin"),
+         ("gnoming", 3, "win_loss"), ("gnoming", 7, "margin")]
+
+
+@pytest.mark.parametrize("game, num_players, reward_mode", CASES)
+def test_per_seat_returns_through_the_adapter_equal_the_envs_own(game, num_players, reward_mode):
+    if game not in GAMES:
+        pytest.skip(f"{game} is not in this checkout")
+    options = {"num_players": num_players, "reward_mode": reward_mode}
+    env = make_rllib_env(game, options)
+    returns, actions = play_random(env, seed=11)
+    own = replay_on_the_env(game, options, 11, actions)
+    assert sorted(returns) == sorted(own) == [f"player_{i}" for i in range(num_players)]
+    np.testing.assert_allclose([returns[a] for a in sorted(own)], [own[a] for a in sorted(own)], rtol=0, atol=1e-6)
+    assert env.env.illegal_actions == 0 and len(actions) > 20 and any(own.values())
+    if game == "grinch":  # and the env's own returns are the rules' terminal rewards of the final totals
+        np.testing.assert_allclose([own[f"player_{i}"] for i in range(num_players)],
+                                   terminal_rewards(env.env.unwrapped.game_state()["totals"], reward_mode), rtol=0, atol=1e-6)
 
 
 def test_games_register_by_name_and_illegal_actions_are_counted():
-    assert register_games() == list(GAMES) == ["grinch"]
+    assert register_games() == list(GAMES) and GAMES["grinch"] == "grinch_env:env"
     env = make_rllib_env("grinch", {"num_players": 2})
     obs, _ = env.reset(seed=0)
     (agent, o), = obs.items()
     illegal = int(np.flatnonzero(o["action_mask"] == 0)[0])
     env.step({agent: illegal})  # the game's wrapper ends the game; the adapter counts it
     assert env.env.illegal_actions == 1
-    with pytest.raises(ValueError, match=r"unknown game 'chess': registered games are \['grinch'\]"):
+    with pytest.raises(ValueError, match=r"unknown game 'chess': registered games are \['grinch'"):
         make_rllib_env("chess")
 
 
@@ -119,3 +149,13 @@ def test_bad_rllib_configs_are_clear_errors(tmp_path, capsys):
     assert "game: unknown game 'chess'" in capsys.readouterr().err
     assert train_rllib.main(["--config", str(RLLIB_PPO), "--run-dir", str(tmp_path), "--set", "opponent_probs={main: -1}"]) == 2
     assert "opponent_probs must be non-negative" in capsys.readouterr().err
+
+
+def test_one_iteration_of_the_second_game(ray_session, tmp_path):
+    if "gnoming" not in GAMES:
+        pytest.skip("gnoming is not in this checkout")
+    before = MaskedObservations.illegal_total
+    args = ["--config", str(RLLIB_PPO), "--run-dir", str(tmp_path), "--no-progress", "--no-report", "--set", "game=gnoming",
+            "--set", "num_players=3", "--set", "opponent_probs={main: 0.5, frozen: 0.25, random: 0.25}"]
+    assert train_rllib.main(args + [f"--set={s}" for s in TINY]) == 0
+    assert MaskedObservations.illegal_total == before and (tmp_path / train_rllib.CHECKPOINT / "learner_group").is_dir()

@@ -24,6 +24,7 @@ and policy constructor.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 from collections.abc import Callable, Sequence
@@ -225,15 +226,22 @@ def _rollout_work(context: dict[str, Any], shared: dict[str, Any], seed: int) ->
 
 
 def merge_rollouts(parts: Sequence[Any]) -> Any:
-    """Return one :class:`training.selfplay.Rollout` holding every part's decisions (win rates averaged over the parts that saw each kind)."""
-    from training.selfplay import Rollout
-
-    # Always copies: a worker's arrays arrive read-only from Ray's object store, and the learner's batch must be its own.
-    arrays = {name: np.concatenate([getattr(p, name) for p in parts]) for name in ("obs", "masks", "actions", "logprobs", "values", "advantages", "returns")}
-    feats = None if parts[0].feats is None else np.concatenate([p.feats for p in parts])
-    kinds = sorted({k for p in parts for k in p.win_rates})
-    win_rates = {k: float(np.mean([p.win_rates[k] for p in parts if k in p.win_rates])) for k in kinds}
-    return Rollout(feats=feats, env_steps=sum(p.env_steps for p in parts), games=sum(p.games for p in parts), win_rates=win_rates, **arrays)
+    """Return one rollout holding every part's decisions in order: arrays concatenated, counts summed, win rates averaged over the parts that saw each kind."""
+    first = parts[0]
+    merged = {}
+    for f in dataclasses.fields(first):
+        values = [getattr(p, f.name) for p in parts]
+        if values[0] is None:
+            merged[f.name] = None
+        elif isinstance(values[0], np.ndarray):
+            # Always a copy: a worker's arrays arrive read-only from Ray's object store, and the learner's batch must be its own.
+            merged[f.name] = np.concatenate(values)
+        elif isinstance(values[0], dict):
+            kinds = sorted({k for v in values for k in v})
+            merged[f.name] = {k: float(np.mean([v[k] for v in values if k in v])) for k in kinds}
+        else:
+            merged[f.name] = sum(values)
+    return type(first)(**merged)
 
 
 class RolloutCollector:

@@ -18,7 +18,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import yaml
 from pydantic import Field, field_validator
@@ -48,7 +48,7 @@ class RLlibConfig(_Section):
     seed: int = Field(default=0, description="RLlib's seed and the matchups' seed")
     game: str = Field(default="grinch", description="a game registered in grinch_env.integrations.rllib.GAMES")
     num_players: int = Field(default=4, ge=2, description="table size (the game checks its own range)")
-    reward_mode: Literal["win", "margin"] = Field(default="margin", description="terminal reward per seat")
+    reward_mode: str = Field(default="margin", min_length=1, description="the game's reward_mode (grinch: win or margin; the env checks it)")
     iterations: int = Field(default=50, ge=1, description="RLlib training iterations")
     checkpoint_every: int = Field(default=10, ge=1, description="save the algorithm every this many iterations")
     hidden_sizes: list[int] = Field(default=[256, 256], description="MLP widths of the policy and value networks")

@@ -8,7 +8,10 @@
   plays the AEC turn order as RLlib's turn-based multi-agent episodes (only the
   seat to act observes) and delivers each seat's accumulated reward when the
   seat observes next, so at the game's end every seat gets its terminal reward.
-  A game is one entry: ``GAMES["gnoming"] = "grinch_env.gnoming:env"``.
+  A game is one entry: ``GAMES["gnoming"] = "grinch_env.gnoming:env"`` (added
+  when ``grinch_env.gnoming`` exists).  Baseline modules use ``make_agent``
+  specs, so a game's self-play config names only agents that play it
+  (``random`` plays any game).
 * :class:`MaskedPPOTorchRLModule`: RLlib's default PPO torch module on the
   ``observations`` part, with illegal actions' logits at RLlib's ``FLOAT_MIN``
   (probability 0) in inference, exploration and training.
@@ -48,10 +51,22 @@ from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 from ray.tune.registry import register_env
 
-# Game name -> "module:function" returning the game's PettingZoo AEC env (keyword options as env_config).
-GAMES: dict[str, str] = {
-    "grinch": "grinch_env:env",
-}
+
+def _registered_games() -> dict[str, str]:
+    """Return game name -> ``"module:function"`` of its PettingZoo AEC env: every game of the game interface, or the games this checkout has."""
+    package = Path(__file__).resolve().parents[1]  # files, not imports: an editable install elsewhere must not answer for this checkout
+    if (package / "games.py").is_file():  # the game interface (grinch_env.games.GAMES): each game's harness has env()
+        from grinch_env.games import GAMES as SPECS
+
+        return {name: f"{spec.package}.harness:env" for name, spec in SPECS.items()}
+    games = {"grinch": "grinch_env:env"}
+    if (package / "gnoming" / "env.py").is_file():
+        games["gnoming"] = "grinch_env.gnoming:env"
+    return games
+
+
+# Game name -> "module:function" returning the game's PettingZoo AEC env (keyword options as env_config). One line per game.
+GAMES: dict[str, str] = _registered_games()
 MAIN, FROZEN = "main", "frozen"
 OBS, MASK = "observations", "action_mask"
 
@@ -155,10 +170,13 @@ class BaselineRLModule(RLModule):
     """A fixed policy: one of our agents (``model_config["agent"]``, a ``make_agent`` spec) acting on the masked observations."""
 
     def setup(self) -> None:
+        import inspect
+
         from grinch_env.agents import make_agent
 
         config = self.model_config or {}
-        self.agent = make_agent(config.get("agent", "random"), seed=config.get("seed"))
+        game = {"game": config["game"]} if "game" in inspect.signature(make_agent).parameters and "game" in config else {}
+        self.agent = make_agent(config.get("agent", "random"), seed=config.get("seed"), **game)
 
     def _forward_inference(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         obs = batch[Columns.OBS]
@@ -244,7 +262,7 @@ def selfplay_config(
              FROZEN: RLModuleSpec(module_class=MaskedPPOTorchRLModule, model_config=model)}
     for spec in probs:
         if spec not in (MAIN, FROZEN):
-            specs[spec] = RLModuleSpec(module_class=BaselineRLModule, model_config={"agent": spec, "seed": seed})
+            specs[spec] = RLModuleSpec(module_class=BaselineRLModule, model_config={"agent": spec, "seed": seed, "game": game})
     return (
         PPOConfig()
         # RLlib's env check plays random (illegal) actions; the env passes PettingZoo's api_test instead (tests/test_env_api.py).
