@@ -89,7 +89,7 @@ def test_games_register_by_name_and_illegal_actions_are_counted():
     illegal = int(np.flatnonzero(o["action_mask"] == 0)[0])
     env.step({agent: illegal})  # the game's wrapper ends the game; the adapter counts it
     assert env.env.illegal_actions == 1
-    with pytest.raises(ValueError, match=r"unknown game 'chess': registered games are \['grinch'"):
+    with pytest.raises(ValueError, match=r"unknown game 'chess': registered games are \[.*'grinch'.*\]"):
         make_rllib_env("chess")
 
 
