@@ -84,6 +84,7 @@ def init_ray(address: str = "local", num_cpus: int | None = None, object_store_m
         root = os.path.dirname(packages[0])
         path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
         ray.init(
+            address="local",  # a new private instance even where `ray start` left a cluster running on this machine
             num_cpus=num_cpus or os.cpu_count(),
             include_dashboard=False,
             object_store_memory=None if object_store_mb is None else object_store_mb * 2**20,
