@@ -24,9 +24,9 @@ from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
-from training.ratings import wilson_interval
 
 from grinch_env.agents import make_agent
+from grinch_env.evaluation.ratings import wilson_interval
 from grinch_env.gnoming.encoding import Encoder
 from grinch_env.gnoming.game import Game
 

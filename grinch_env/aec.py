@@ -13,7 +13,8 @@ other env, goes through its own ``observe``/``step``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import json
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -246,4 +247,15 @@ def _bad_action_message(action: Any, agent: str, dead: bool, num_actions: int) -
     return f"action is not in action space: got {action!r} ({type(action).__name__}) for {agent}; allowed: an int in 0..{num_actions - 1} (Discrete({num_actions}))"
 
 
-__all__ = ["ILLEGAL_REWARD", "ClassicWrapper", "IllegalActionError"]
+def log_to_json(log: Iterable[tuple[str, int]], seed: int | None = None, **env_kwargs: Any) -> str:
+    """Return a JSON text holding ``seed``, the env arguments and the log."""
+    return json.dumps({"seed": seed, "env_kwargs": env_kwargs, "log": [[a, int(x)] for a, x in log]})
+
+
+def log_from_json(text: str) -> tuple[int | None, list[tuple[str, int]], dict[str, Any]]:
+    """Return ``(seed, log, env_kwargs)`` read from :func:`log_to_json`'s text."""
+    data = json.loads(text)
+    return data.get("seed"), [(a, int(x)) for a, x in data["log"]], dict(data.get("env_kwargs", {}))
+
+
+__all__ = ["ILLEGAL_REWARD", "ClassicWrapper", "IllegalActionError", "log_from_json", "log_to_json"]

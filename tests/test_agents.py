@@ -1,13 +1,13 @@
 import numpy as np
 import pytest
-from grinch_env.agents.expectimax import ExpectimaxAgent
-from grinch_env.agents.handeval import HandEvaluator
-from grinch_env.cards import parse_card
-from grinch_env.encoding import action_mask, encode
-from grinch_env.game import DRAW_PILE_ACTION, PHASE_DISCARD, PHASE_DONE, PHASE_SCORE, SCORE_BASE, Game
-from grinch_env.scoring import MATCH_ROW, NUM_ROWS, RAINBOW_ROW, RUN_ROW, STANDARD_LAYOUT, bonus_points, resolve_layout, row_scores
 
 from grinch_env.agents import GreedyAgent, RandomAgent, decode, make_agent, parse_spec
+from grinch_env.grinch.agents.expectimax import ExpectimaxAgent
+from grinch_env.grinch.agents.handeval import HandEvaluator
+from grinch_env.grinch.cards import parse_card
+from grinch_env.grinch.encoding import action_mask, encode
+from grinch_env.grinch.game import DRAW_PILE_ACTION, PHASE_DISCARD, PHASE_DONE, PHASE_SCORE, SCORE_BASE, Game
+from grinch_env.grinch.scoring import MATCH_ROW, NUM_ROWS, RAINBOW_ROW, RUN_ROW, STANDARD_LAYOUT, bonus_points, resolve_layout, row_scores
 
 SPECS = ["random", "greedy", "expectimax:samples=4"]
 

@@ -55,7 +55,7 @@ def test_unknown_key_suggests_the_nearest_key_here_then_in_another_section():
         "  eval.num_player: unknown key; did you mean eval.num_players?\n"
         "  learning_rate: unknown key; did you mean ppo.learning_rate?\n"
         "  zzz: unknown key; valid keys here: game, run_name, checkpoint_dir, seed, num_players, bonus_layout, reward_mode, num_envs, "
-        "total_updates, torch_threads, save_every, tensorboard, init_checkpoint, model, ppo, selfplay, eval"
+        "total_updates, torch_threads, save_every, tensorboard, init_checkpoint, model, ppo, selfplay, eval, distributed"
     )
     with pytest.raises(ValueError, match=r"^invalid training config <dict>:\n  final_games: unknown key; did you mean eval\.final_games\?$"):
         config_from_dict({"final_games": 10})

@@ -4,9 +4,10 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from grinch_env.cards import NUM_CARDS
-from grinch_env.encoding import encode
-from grinch_env.game import PHASE_DONE, Game
+
+from grinch_env.grinch.cards import NUM_CARDS
+from grinch_env.grinch.encoding import encode
+from grinch_env.grinch.game import PHASE_DONE, Game
 
 
 def random_state(n: int, seed: int, steps: int) -> Game:

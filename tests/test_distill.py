@@ -5,9 +5,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from grinch_env.env import terminal_rewards
-from grinch_env.game import Game
 
+from grinch_env.grinch.env import terminal_rewards
+from grinch_env.grinch.game import Game
 from training import distill
 from training.checkpoint import load_agent, load_checkpoint
 from training.config import DistillConfig, load_config

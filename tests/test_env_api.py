@@ -4,11 +4,16 @@ the wrapper's conventions (compared with PettingZoo's classic wrapper stack) and
 import json
 import warnings
 
-import grinch_env.encoding
 import numpy as np
 import pytest
-from grinch_env.cards import NUM_CARDS
-from grinch_env.encoding import (
+from pettingzoo.test import api_test, seed_test
+from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
+
+import grinch_env
+import grinch_env.grinch.encoding
+from grinch_env.grinch.cards import NUM_CARDS
+from grinch_env.grinch.encoding import (
     AT_TABLE,
     DRAW_PILE_SIZE,
     FIRST_DRAW_MADE,
@@ -33,14 +38,9 @@ from grinch_env.encoding import (
     Encoder,
     encode,
 )
-from grinch_env.env import ClassicWrapper, raw_env, terminal_rewards
-from grinch_env.game import PHASE_DRAW, Game, IllegalActionError
-from grinch_env.scoring import bonus_points, max_bonus, row_scores
-from pettingzoo.test import api_test, seed_test
-from pettingzoo.utils import wrappers
-from pettingzoo.utils.env_logger import EnvLogger
-
-import grinch_env
+from grinch_env.grinch.env import ClassicWrapper, raw_env, terminal_rewards
+from grinch_env.grinch.game import PHASE_DRAW, Game, IllegalActionError
+from grinch_env.grinch.scoring import bonus_points, max_bonus, row_scores
 
 
 def random_action(obs: dict, rng: np.random.Generator) -> int:

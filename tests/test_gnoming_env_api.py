@@ -5,13 +5,13 @@ import warnings
 
 import numpy as np
 import pytest
-from grinch_env.game import IllegalActionError
 from pettingzoo.test import api_test, seed_test
 
 import grinch_env.gnoming as gn
 from grinch_env.gnoming.encoding import OBS_SIZE, encode
 from grinch_env.gnoming.game import DRAW, MAX_GAME_LENGTH, NUM_ACTIONS
 from grinch_env.gnoming.replay import log_from_json, log_to_json, play_log
+from grinch_env.grinch.game import IllegalActionError
 
 
 def play_random(e, seed: int) -> dict:

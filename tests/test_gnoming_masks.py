@@ -4,12 +4,12 @@ masked-in action steps while every masked-out action is refused (engine and raw_
 
 import numpy as np
 import pytest
-from grinch_env.game import IllegalActionError
 
 from grinch_env.gnoming.cards import HAZARD, MULLIGAN
 from grinch_env.gnoming.encoding import action_mask
 from grinch_env.gnoming.env import raw_env
 from grinch_env.gnoming.game import NUM_ACTIONS, Game
+from grinch_env.grinch.game import IllegalActionError
 
 OPTIONS = [
     {},

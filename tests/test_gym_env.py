@@ -7,11 +7,11 @@ from pathlib import Path
 import gymnasium
 import numpy as np
 import pytest
-from grinch_env.env import terminal_rewards
-from grinch_env.gym_env import ENV_ID, GrinchGymEnv
 from stable_baselines3.common.env_checker import check_env
 
 import grinch_env
+from grinch_env.grinch.env import terminal_rewards
+from grinch_env.grinch.gym_env import ENV_ID, GrinchGymEnv
 
 
 def test_passes_sb3_and_gymnasium_checkers():

@@ -3,11 +3,11 @@ all zeros for whoever is not to act, and every masked-out action is refused by r
 
 import numpy as np
 import pytest
-from grinch_env.encoding import action_mask
-from grinch_env.env import raw_env
-from grinch_env.game import NUM_ACTIONS, Game, IllegalActionError, decisions_per_game
 
 import grinch_env
+from grinch_env.grinch.encoding import action_mask
+from grinch_env.grinch.env import raw_env
+from grinch_env.grinch.game import NUM_ACTIONS, Game, IllegalActionError, decisions_per_game
 
 
 def test_thousands_of_random_masked_games():

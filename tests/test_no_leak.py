@@ -3,8 +3,9 @@ observations, until the player could see the difference."""
 
 import numpy as np
 import pytest
-from grinch_env.encoding import action_mask, encode
-from grinch_env.game import DRAW_PILE_ACTION, PHASE_SCORE, Game
+
+from grinch_env.grinch.encoding import action_mask, encode
+from grinch_env.grinch.game import DRAW_PILE_ACTION, PHASE_SCORE, Game
 
 
 def random_state(n: int, seed: int, steps: int) -> Game:

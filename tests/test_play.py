@@ -2,11 +2,11 @@ import io
 
 import numpy as np
 import pytest
-from grinch_env.cards import parse_card
-from grinch_env.encoding import action_mask, encode
-from grinch_env.game import Game
 
 from grinch_env.agents import make_agent
+from grinch_env.grinch.cards import parse_card
+from grinch_env.grinch.encoding import action_mask, encode
+from grinch_env.grinch.game import Game
 from grinch_env.play import main, parse_move
 
 
@@ -69,7 +69,7 @@ def test_parse_move_reads_numbers_and_names():
     game = _state(lambda g: g.phase == "discard" and g.current == 1)
     legal = game.legal_actions()
     hand = sorted(game.hands[1])
-    from grinch_env.cards import card_name
+    from grinch_env.grinch.cards import card_name
 
     name = card_name(hand[0])
     assert parse_move(f"d {name}", game, legal) == hand[0]

@@ -2,9 +2,9 @@
 
 import numpy as np
 import pytest
-from grinch_env.replay import log_from_json, log_to_json, play_log
 
 import grinch_env
+from grinch_env.grinch.replay import log_from_json, log_to_json, play_log
 
 
 def play_random(env, seed: int, rng_seed: int) -> list[bytes]:

@@ -2,9 +2,10 @@
 
 import numpy as np
 import pytest
-from grinch_env.cards import NUM_CARDS, parse_card
-from grinch_env.env import terminal_rewards
-from grinch_env.game import (
+
+from grinch_env.grinch.cards import NUM_CARDS, parse_card
+from grinch_env.grinch.env import terminal_rewards
+from grinch_env.grinch.game import (
     DRAW_DISCARD_BASE,
     DRAW_PILE_ACTION,
     PHASE_DISCARD,
@@ -17,7 +18,7 @@ from grinch_env.game import (
     IllegalActionError,
     decisions_per_game,
 )
-from grinch_env.scoring import NOISE_ROW, PRESENTS_ROW, RAINBOW_ROW, RUN_ROW, WREATHS_ROW
+from grinch_env.grinch.scoring import NOISE_ROW, PRESENTS_ROW, RAINBOW_ROW, RUN_ROW, WREATHS_ROW
 
 
 def c(name: str) -> int:

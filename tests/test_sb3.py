@@ -2,10 +2,10 @@
 
 import sys
 
-import grinch_env.gym_env as gym_env
 import numpy as np
 from sb3_contrib import MaskablePPO
 
+import grinch_env.grinch.gym_env as gym_env
 from training.checkpoint import SB3Agent, load_agent
 from training.config import SB3Config
 from training.evaluate import evaluate

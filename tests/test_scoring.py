@@ -3,8 +3,11 @@
 from collections import Counter
 
 import pytest
-from grinch_env.cards import RANK, SUIT, card_id, parse_card
-from grinch_env.scoring import (
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from grinch_env.grinch.cards import RANK, SUIT, card_id, parse_card
+from grinch_env.grinch.scoring import (
     MAX_ROW_VALUE,
     STANDARD_LAYOUT,
     Bonus,
@@ -14,8 +17,6 @@ from grinch_env.scoring import (
     resolve_layout,
     row_scores,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 
 def cards(text: str) -> list[int]:

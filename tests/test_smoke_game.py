@@ -4,9 +4,9 @@ import subprocess
 import sys
 
 import numpy as np
-from grinch_env.game import Game, decisions_per_game
 
 from grinch_env.__main__ import main
+from grinch_env.grinch.game import Game, decisions_per_game
 
 
 def test_random_game_has_exact_length_and_conserves_cards():

@@ -4,11 +4,12 @@ import re
 
 import numpy as np
 import pytest
-from grinch_env.encoding import OBS_SIZE, Scales, action_mask, encode
-from grinch_env.env import terminal_rewards
-from grinch_env.game import NUM_ACTIONS, Game, decisions_per_game
-from grinch_env.scoring import bonus_points, resolve_layout, row_scores
-from grinch_env.vector import VectorGrinch, per_game_decks
+
+from grinch_env.grinch.encoding import OBS_SIZE, Scales, action_mask, encode
+from grinch_env.grinch.env import terminal_rewards
+from grinch_env.grinch.game import NUM_ACTIONS, Game, decisions_per_game
+from grinch_env.grinch.scoring import bonus_points, resolve_layout, row_scores
+from grinch_env.grinch.vector import VectorGrinch, per_game_decks
 
 try:
     import numba  # noqa: F401
@@ -248,7 +249,7 @@ def test_invalid_actions():
 
 
 def test_reference_engine_agrees():
-    from grinch_env._vector_reference import ReferenceVectorGrinch
+    from grinch_env.grinch._vector_reference import ReferenceVectorGrinch
 
     engines = [cls(6, [2, 5, 6], reward_mode="margin", deck_source=per_game_decks([np.random.default_rng(i) for i in range(6)]))
                for cls in (VectorGrinch, ReferenceVectorGrinch)]
@@ -298,7 +299,7 @@ def test_illegal_action_leaves_the_state_unchanged(backend):
 
 @pytest.mark.skipif("numba" not in BACKENDS, reason="numba is not installed")
 def test_numba_row_values_match_scoring_module():
-    from grinch_env._vector_numba import _features, _row_value
+    from grinch_env.grinch._vector_numba import _features, _row_value
 
     rng = np.random.default_rng(6)
     hands = [rng.choice(48, size=int(rng.integers(1, 7)), replace=False) for _ in range(1500)]
@@ -309,7 +310,7 @@ def test_numba_row_values_match_scoring_module():
 
 @pytest.mark.skipif("numba" not in BACKENDS, reason="numba is not installed")
 def test_recycled_observation_buffers_are_never_ones_the_caller_holds(monkeypatch):
-    import grinch_env.vector as vector
+    import grinch_env.grinch.vector as vector
 
     monkeypatch.setattr(vector, "_RECYCLE_BYTES", 0)  # recycle at any size (by default only large batches do)
     venv, plain = VectorGrinch(6, [2, 4], seed=5, backend="numba"), VectorGrinch(6, [2, 4], seed=5, backend="numpy")

@@ -224,6 +224,11 @@ def load_agent(path: str | Path, seed: int | None = None, deterministic: bool = 
         if not p.is_file():
             raise FileNotFoundError(f"SB3 model {str(p)!r} does not exist")
         return SB3Agent(p, name=f"{p.parent.name}/{p.stem}", deterministic=deterministic, seed=seed)
+    for rllib_dir in (p, p / "rllib_checkpoint"):  # an RLlib algorithm checkpoint (training.train_rllib); needs the [ray] extra
+        if (rllib_dir / "learner_group").is_dir():
+            from grinch_env.integrations.rllib import RLlibAgent
+
+            return RLlibAgent(rllib_dir, name=f"{p.name}/rllib", deterministic=deterministic, seed=seed)
     file = resolve_checkpoint(p)
     ckpt = load_checkpoint(file)
     run = ckpt.get("config", {}).get("run_name", file.parent.name)

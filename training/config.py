@@ -169,6 +169,18 @@ class EvalConfig(_Section):
 
 
 
+class DistributedConfig(_Section):
+    """Where experience is collected: this process (``local``) or Ray actors (``ray``); see training/distributed.py."""
+
+    backend: Literal["local", "ray"] = Field(default="local", description="local: this process; ray: num_workers Ray actors (pip install -e '.[ray]')")
+    num_workers: int = Field(default=1, ge=1, description="Ray actors collecting experience; PPO: each runs num_envs games per update")
+    address: str = Field(default="local", min_length=1, description="local: start a private Ray instance; auto: join `ray start --head`'s cluster; or a cluster address")
+    num_cpus: int | None = Field(default=None, ge=1, description="CPUs of a local Ray instance (null: all of this machine's)")
+    num_cpus_per_worker: float = Field(default=1.0, gt=0, description="CPUs Ray reserves for each worker actor")
+    object_store_mb: int | None = Field(default=None, ge=64, description="object store size of a local Ray instance in MiB (null: Ray's default)")
+    max_retries: int = Field(default=3, ge=0, description="times one batch is re-collected after its worker died, before the run stops")
+
+
 class TrainConfig(_MixedTables):
     game: GameName = Field(default=DEFAULT_GAME, description="the game: grinch (Grinch Grow Your Heart) or gnoming (Gnoming A Round)")
     run_name: str = Field(default="default", min_length=1, description="checkpoint directory name under checkpoint_dir")
@@ -191,6 +203,7 @@ class TrainConfig(_MixedTables):
     ppo: PPOConfig = Field(default_factory=PPOConfig, description="PPO hyper-parameters")
     selfplay: SelfPlayConfig = Field(default_factory=SelfPlayConfig, description="opponent pool")
     eval: EvalConfig = Field(default_factory=EvalConfig, description="periodic and final evaluation")
+    distributed: DistributedConfig = Field(default_factory=DistributedConfig, description="where rollouts are collected (local or Ray workers)")
 
 
 
@@ -252,6 +265,7 @@ class DistillConfig(_MixedTables):
     init_checkpoint: str | None = Field(default=None, description="start the student from this checkpoint's weights (null: fresh weights)")
     model: ModelConfig = Field(default_factory=ModelConfig, description="the student network (margin_baseline applies: its value head learns the margin)")
     eval: DistillEvalConfig = Field(default_factory=DistillEvalConfig, description="final evaluation report")
+    distributed: DistributedConfig = Field(default_factory=DistributedConfig, description="where the data games are played (local processes or Ray workers)")
 
 
 
@@ -394,4 +408,4 @@ _COMMANDS: dict[type[BaseModel], str] = {
     DistillConfig: "python -m training.distill",
 }
 
-__all__ = ["DistillConfig", "DistillEvalConfig", "EvalConfig", "ModelConfig", "PPOConfig", "SB3Config", "SelfPlayConfig", "TrainConfig", "add_run_arguments", "apply_overrides", "config_from_dict", "load_config"]
+__all__ = ["DistillConfig", "DistillEvalConfig", "DistributedConfig", "EvalConfig", "ModelConfig", "PPOConfig", "SB3Config", "SelfPlayConfig", "TrainConfig", "add_run_arguments", "apply_overrides", "config_from_dict", "load_config"]

@@ -139,7 +139,12 @@ def collect_round(cfg: DistillConfig, round_index: int, student: PolicyValueNet 
     init_args = (cfg.model_dump(), round_index, state)
     bar = tqdm(total=cfg.games_per_round, disable=not progress, desc=f"round {round_index} games", unit="game", dynamic_ncols=True)
     parts: list[dict[str, np.ndarray]] = []
-    if cfg.processes == 1:
+    if cfg.distributed.backend != "local":  # Ray workers play the same games (each a pure function of its index)
+        from training.distributed import collect_labels
+
+        parts = collect_labels(cfg, round_index, state)
+        bar.update(cfg.games_per_round)
+    elif cfg.processes == 1:
         _init_worker(*init_args)
         for i in range(cfg.games_per_round):
             parts.append(play_data_game(i))
@@ -237,7 +242,7 @@ def _round_key(cfg: DistillConfig, round_index: int) -> str:
     if round_index == 0:
         key = cfg.model_dump(include={"game", "seed", "teacher", "num_players", "bonus_layout", "games_per_round", "explore"})
     else:
-        key = cfg.model_dump(exclude={"run_name", "checkpoint_dir", "processes", "torch_threads", "eval", "rounds"})
+        key = cfg.model_dump(exclude={"run_name", "checkpoint_dir", "processes", "torch_threads", "eval", "rounds", "distributed"})
     return json.dumps({"round": round_index, **key}, sort_keys=True)
 
 

@@ -38,6 +38,7 @@ from training.checkpoint import (
     rng_states,
 )
 from training.config import TrainConfig, add_run_arguments, apply_overrides, config_from_dict, load_config
+from training.distributed import rollout_collector
 from training.ppo import ppo_update
 from training.selfplay import OpponentPool, build_model, collect_rollout, make_engine
 
@@ -68,6 +69,7 @@ class Trainer:
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.ppo.learning_rate, eps=1e-5)
         self.pool = OpponentPool(cfg)
         self.engine = make_engine(cfg)
+        self.collector = None  # Ray workers (distributed: in the config), started by the first update: --report-only never starts Ray
         self.update = 0
         self.env_steps = 0
         self.learner_steps = 0
@@ -159,7 +161,12 @@ class Trainer:
             self.optimizer.param_groups[0]["lr"] = cfg.ppo.learning_rate * (1.0 - self.update / cfg.total_updates)
         t0 = time.perf_counter()
         self.model.eval()
-        rollout = collect_rollout(self.engine, self.model, self.pool, cfg, self.rng)
+        if self.collector is None and cfg.distributed.backend != "local":
+            self.collector = rollout_collector(cfg)
+        if self.collector is None:
+            rollout = collect_rollout(self.engine, self.model, self.pool, cfg, self.rng)
+        else:
+            rollout = self.collector.collect(self.model, self.pool, self.rng)
         t1 = time.perf_counter()
         self.model.train()
         stats = ppo_update(self.model, self.optimizer, rollout.tensors(), cfg.ppo, self.rng)
@@ -223,6 +230,9 @@ class Trainer:
         bar.update(1)
 
     def close(self) -> None:
+        if self.collector is not None:
+            self.collector.close()
+            self.collector = None
         if self.writer is not None:
             self.writer.close()
             self.writer = None

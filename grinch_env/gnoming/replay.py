@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from grinch_env.aec import log_from_json, log_to_json
 from grinch_env.gnoming.env import raw_env
-from grinch_env.replay import log_from_json, log_to_json
 
 
 def play_log(seed: int | None, log: Iterable[tuple[str, int]], *, game_seed: int | None = None, **env_kwargs: Any) -> raw_env:

@@ -18,10 +18,10 @@ A log can be saved as JSON with :func:`log_to_json` and read back with
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any
 
+from grinch_env.aec import log_from_json, log_to_json
 from grinch_env.grinch.env import raw_env
 
 
@@ -52,17 +52,6 @@ def play_log(seed: int | None, log: Iterable[tuple[str, int]], *, game_seed: int
         except ValueError as err:  # IllegalActionError names the phase and the legal actions
             raise ValueError(f"log entry {i} ({agent}, {action}): {err}") from None
     return env
-
-
-def log_to_json(log: Iterable[tuple[str, int]], seed: int | None = None, **env_kwargs: Any) -> str:
-    """Return a JSON text holding ``seed``, the env arguments and the log."""
-    return json.dumps({"seed": seed, "env_kwargs": env_kwargs, "log": [[a, int(x)] for a, x in log]})
-
-
-def log_from_json(text: str) -> tuple[int | None, list[tuple[str, int]], dict[str, Any]]:
-    """Return ``(seed, log, env_kwargs)`` read from :func:`log_to_json`'s text."""
-    data = json.loads(text)
-    return data.get("seed"), [(a, int(x)) for a, x in data["log"]], dict(data.get("env_kwargs", {}))
 
 
 __all__ = ["log_from_json", "log_to_json", "play_log"]

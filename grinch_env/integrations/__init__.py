@@ -1,0 +1,1 @@
+"""Adapters to other training libraries (imported on demand: each needs its library's extra)."""
