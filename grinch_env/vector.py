@@ -447,6 +447,33 @@ class VectorGrinch:
             self._ptr[i] = len(draw)
         return self._observe()
 
+    def copy_slots(self, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Return ``(obs, mask, seat)`` of every slot after copying the game in slot ``src[k]`` into slot ``dst[k]`` (one game played many ways)."""
+        src = np.asarray(src, dtype=np.int64).reshape(-1)
+        dst = np.asarray(dst, dtype=np.int64).reshape(-1)
+        if src.shape != dst.shape or (len(src) and (min(src.min(), dst.min()) < 0 or max(src.max(), dst.max()) >= self.num_envs)):
+            raise ValueError(f"src and dst must be slot indices in 0..{self.num_envs - 1} of equal length, got {len(src)} and {len(dst)}")
+        if (self.num_players[src] != self.num_players[dst]).any():
+            raise ValueError("copy_slots copies games only between slots of the same table size")
+        if not self._started:
+            raise RuntimeError("call reset() or load_games() before copy_slots()")
+        for a in (self._round, self._turn, self._phase, self._grinch, self._pos, self._cur, self._draws, self._maps, self._stack,
+                  self._plen, self._deck, self._ptr, self._totals, self._pad):
+            a[dst] = a[src]
+        return self._observe()
+
+    def totals(self) -> np.ndarray:
+        """Return int64[envs,6]: each game's totals so far (a finished game's are in ``last_totals``)."""
+        return self._totals.copy()
+
+    def rows_used(self) -> np.ndarray:
+        """Return bool[envs,6,7]: which rows each seat has scored in its current game."""
+        return self._pad[:, :, :NUM_ROWS] > 0.5
+
+    def rounds(self) -> np.ndarray:
+        """Return int64[envs]: each game's current round (0-based)."""
+        return self._round.copy()
+
     def hand_values(self, hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Return ``(int64[k,7] row values, int64[k] bonuses)`` of hands given as ``uint64[k]`` card bitmasks (bit c = card c, at most 6 cards)."""
         return self._hand_values(np.asarray(hands, dtype=np.uint64).reshape(-1))

@@ -13,6 +13,10 @@ spec               agent
                    options ``samples`` (32), ``horizon_cards`` (7),
                    ``row_weight`` (1.0), ``win_aware`` (1), e.g.
                    ``expectimax:samples=64``
+``search``         determinised playouts of every candidate move to the end of
+                   the round, batched in the engine (:mod:`.search`); options
+                   ``playouts`` (64 per move), ``policy`` (``rows`` or a
+                   checkpoint path), e.g. ``search:playouts=256``
 a path             a checkpoint (file or run directory), loaded by
                    ``training.checkpoint.load_agent(path, seed=None)``
 =================  ==============================================================
@@ -25,9 +29,10 @@ from typing import Any
 
 from grinch_env.agents.base import Agent, BaseAgent, View, decode, legal_actions
 from grinch_env.agents.expectimax import ExpectimaxAgent
+from grinch_env.agents.search import SearchAgent
 from grinch_env.agents.simple import GreedyAgent, RandomAgent
 
-AGENT_CLASSES: dict[str, type] = {"random": RandomAgent, "greedy": GreedyAgent, "expectimax": ExpectimaxAgent}
+AGENT_CLASSES: dict[str, type] = {"random": RandomAgent, "greedy": GreedyAgent, "expectimax": ExpectimaxAgent, "search": SearchAgent}
 
 
 def _parse_value(text: str) -> Any:
@@ -101,4 +106,4 @@ def _supports(supported: Any, num_players: int) -> bool:
         return True
 
 
-__all__ = ["AGENT_CLASSES", "Agent", "BaseAgent", "ExpectimaxAgent", "GreedyAgent", "RandomAgent", "View", "decode", "legal_actions", "make_agent", "parse_spec"]
+__all__ = ["AGENT_CLASSES", "Agent", "BaseAgent", "ExpectimaxAgent", "GreedyAgent", "RandomAgent", "SearchAgent", "View", "decode", "legal_actions", "make_agent", "parse_spec"]
