@@ -17,6 +17,8 @@ spec               agent
                    the round, batched in the engine (:mod:`.search`); options
                    ``playouts`` (64 per move), ``policy`` (``rows`` or a
                    checkpoint path), e.g. ``search:playouts=256``
+``oracle``         expectimax shown the true deck order (needs ``see(game)``
+                   before each ``act``: ``training.match`` plays it)
 a path             a checkpoint (file or run directory), loaded by
                    ``training.checkpoint.load_agent(path, seed=None)``
 =================  ==============================================================
@@ -29,10 +31,12 @@ from typing import Any
 
 from grinch_env.agents.base import Agent, BaseAgent, View, decode, legal_actions
 from grinch_env.agents.expectimax import ExpectimaxAgent
+from grinch_env.agents.oracle import OracleAgent
 from grinch_env.agents.search import SearchAgent
 from grinch_env.agents.simple import GreedyAgent, RandomAgent
 
-AGENT_CLASSES: dict[str, type] = {"random": RandomAgent, "greedy": GreedyAgent, "expectimax": ExpectimaxAgent, "search": SearchAgent}
+AGENT_CLASSES: dict[str, type] = {"random": RandomAgent, "greedy": GreedyAgent, "expectimax": ExpectimaxAgent, "search": SearchAgent,
+                                   "oracle": OracleAgent}
 
 
 def _parse_value(text: str) -> Any:
@@ -106,4 +110,4 @@ def _supports(supported: Any, num_players: int) -> bool:
         return True
 
 
-__all__ = ["AGENT_CLASSES", "Agent", "BaseAgent", "ExpectimaxAgent", "GreedyAgent", "RandomAgent", "SearchAgent", "View", "decode", "legal_actions", "make_agent", "parse_spec"]
+__all__ = ["AGENT_CLASSES", "Agent", "BaseAgent", "ExpectimaxAgent", "GreedyAgent", "OracleAgent", "RandomAgent", "SearchAgent", "View", "decode", "legal_actions", "make_agent", "parse_spec"]
