@@ -22,6 +22,11 @@ def test_future_draws_of_a_who_and_of_the_grinch():
     assert future_draws(game) == [d[0], d[1], d[4], d[5], d[8], d[9]]
     game.step(48)
     assert future_draws(game)[:1] == [d[1]]
+    game = Game(2, rng=3)
+    # If the Grinch takes its first draw of this turn from a discard pile and its second from the draw pile: it takes d0 only,
+    # so turn 2 gives me d1 d2; then the Grinch (all from the draw pile by default after the flags run out) d3 d4; turn 3 me d5 d6.
+    assert future_draws(game, [False, True]) == [d[1], d[2], d[5], d[6]]
+    assert future_draws(game, [False] * 6) == [d[0], d[1], d[2], d[3]]
 
 
 def test_oracle_refuses_to_play_blind():
