@@ -38,26 +38,27 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def play(agents: list[Any], num_players: int, deal: int, seeds: list[int], timed: int) -> tuple[list[int], float, int]:
-    """Return (final totals, seconds spent by seat ``timed``, its decisions) of one game."""
+def play(agents: list[Any], num_players: int, deal: int, seeds: list[int], timed: int) -> tuple[list[int], float, float, int]:
+    """Return (final totals, wall seconds and CPU seconds spent by seat ``timed``, its decisions) of one game."""
     game = Game(num_players, rng=deal)
     encoder = Encoder()
     for a, s in zip(agents, seeds):
         a.reset(s)
-    spent, decisions = 0.0, 0
+    spent, cpu, decisions = 0.0, 0.0, 0
     while not game.done:
         seat = game.current
         view = encoder.observe(game, seat)
         agent = agents[seat]
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         if hasattr(agent, "see"):
             agent.see(game)
         action = int(agent.act(view["observation"], view["action_mask"]))
         if seat == timed:
             spent += time.perf_counter() - t0
+            cpu += time.process_time() - c0
             decisions += 1
         game.step(action)
-    return game.totals[:], spent, decisions
+    return game.totals[:], spent, cpu, decisions
 
 
 def run_match(agent_spec: str, opponent_spec: str, num_players: int, games: int, seed: int = 0, progress: bool = False) -> dict[str, Any]:
@@ -68,7 +69,7 @@ def run_match(agent_spec: str, opponent_spec: str, num_players: int, games: int,
     opponents = [make_agent(opponent_spec, num_players=num_players) for _ in range(num_players - 1)]
     cycles = -(-games // num_players)
     score = {"all": [0.0, 0], "first_grinch": [0.0, 0], "first_who": [0.0, 0]}
-    margin, spent, decisions = 0.0, 0.0, 0
+    margin, spent, cpu, decisions = 0.0, 0.0, 0.0, 0
     t_start = time.perf_counter()
     for c in range(cycles):
         deal = deal_seed(seed, c)
@@ -76,8 +77,9 @@ def run_match(agent_spec: str, opponent_spec: str, num_players: int, games: int,
             index = c * num_players + r
             agents = opponents[:r] + [agent] + opponents[r:]
             seeds = [agent_seed(seed, index, s) for s in range(num_players)]
-            totals, dt, k = play(agents, num_players, deal, seeds, timed=r)
+            totals, dt, dc, k = play(agents, num_players, deal, seeds, timed=r)
             spent += dt
+            cpu += dc
             decisions += k
             best = max(totals)
             win = (totals[r] == best) / sum(t == best for t in totals)
@@ -90,7 +92,8 @@ def run_match(agent_spec: str, opponent_spec: str, num_players: int, games: int,
             print(f"  {n} games: {w / n:.3f}  ({time.perf_counter() - t_start:.0f} s)", file=sys.stderr, flush=True)
     out: dict[str, Any] = {"agent": agent_spec, "opponent": opponent_spec, "players": num_players, "games": score["all"][1], "seed": seed,
                            "parity": 1 / num_players, "mean_margin": margin / score["all"][1],
-                           "ms_per_decision": 1000 * spent / max(decisions, 1), "seconds": time.perf_counter() - t_start}
+                           "ms_per_decision": 1000 * spent / max(decisions, 1),
+                           "cpu_ms_per_decision": 1000 * cpu / max(decisions, 1), "seconds": time.perf_counter() - t_start}
     for key, (w, n) in score.items():
         out[key] = {"win_rate": w / n if n else float("nan"), "ci95": wilson(w, n), "games": n}
     return out
@@ -99,7 +102,8 @@ def run_match(agent_spec: str, opponent_spec: str, num_players: int, games: int,
 def format_match(m: dict[str, Any]) -> str:
     """Return one report line per role of a match record."""
     lines = [f"{m['agent']} vs {m['opponent']}, {m['players']} players, {m['games']} games (seed {m['seed']}, parity {m['parity']:.3f}): "
-             f"mean margin {m['mean_margin']:+.2f}, {m['ms_per_decision']:.1f} ms per decision, {m['seconds']:.0f} s"]
+             f"mean margin {m['mean_margin']:+.2f}, {m['ms_per_decision']:.1f} ms per decision "
+             f"({m.get('cpu_ms_per_decision', float('nan')):.1f} ms CPU), {m['seconds']:.0f} s"]
     for key in ("all", "first_grinch", "first_who"):
         r = m[key]
         lines.append(f"  {key:13s} {r['win_rate']:.3f} [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}]  ({r['games']} games)")
