@@ -200,6 +200,14 @@ _MATCH_RUN = _match_run_table()
 _ROUNDS = np.array([ROUNDS_BY_PLAYERS.get(n, 0) for n in range(MAX_PLAYERS + 1)], dtype=np.int64)
 
 
+def _bits(cards: Sequence[int]) -> np.uint64:
+    """Return the uint64 bitmask of ``cards`` (bit c = card c)."""
+    out = 0
+    for c in cards:
+        out |= 1 << int(c)
+    return np.uint64(out)
+
+
 def batched_decks(rng: np.random.Generator) -> DeckSource:
     """Return a deck source that shuffles all requested decks at once from ``rng``."""
 
@@ -369,6 +377,110 @@ class VectorGrinch:
         self.last_totals[:] = 0
         self._started = True
         return self._observe()
+
+    def load_games(self, games: Sequence, indices: Sequence[int] | np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Return ``(obs, mask, seat)`` of every slot after copying scalar :class:`~grinch_env.game.Game` states into slots ``indices``.
+
+        ``games[k]`` goes to slot ``indices[k]`` (default: slots ``0..len(games)-1``);
+        the other slots keep their games (or, before the first reset, start
+        fresh ones).  A loaded game continues exactly as the scalar game
+        would, until its round ends; later rounds come from the deck source,
+        as for any game here.  Search agents use this to play many
+        determinisations of one position at once.  Each game must match the
+        slot's table size and the engine's bonus layout, be unfinished, play
+        the rules' number of rounds and have seat 0 as its first Grinch (the
+        engine passes the Grinch on from seat 0).
+        """
+        if indices is None:
+            indices = np.arange(len(games))
+        idx = np.asarray(indices, dtype=np.int64).reshape(-1)
+        if len(idx) != len(games):
+            raise ValueError(f"load_games needs one slot index per game: {len(games)} games, {len(idx)} indices")
+        if len(idx) and (idx.min() < 0 or idx.max() >= self.num_envs or len(np.unique(idx)) != len(idx)):
+            raise ValueError(f"slot indices must be distinct ints in 0..{self.num_envs - 1}, got {idx.tolist()}")
+        if not self._started:  # deal fresh games only into the slots not loaded (a deck source is asked for nothing else)
+            rest = np.setdiff1d(self._ar, idx)
+            if len(rest):
+                self._new_games(rest)
+            self.last_totals[:] = 0
+            self._started = True
+        phases = {"discard": _DISCARD, "draw": _DRAW, "score": _SCORE}
+        for k, (i, g) in enumerate(zip(idx.tolist(), games)):
+            n = int(self.num_players[i])
+            if g.num_players != n:
+                raise ValueError(f"game {k} has {g.num_players} players but slot {i} plays {n}")
+            if g.layout != self.layout:
+                raise ValueError(f"game {k} uses another bonus layout than this engine")
+            if g.phase not in phases:
+                raise ValueError(f"game {k} is in phase {g.phase!r}: only unfinished games (discard, draw, score) can be loaded")
+            if g.first_grinch != 0 or g.num_rounds != ROUNDS_BY_PLAYERS[n]:
+                raise ValueError(f"game {k} has first_grinch={g.first_grinch} and num_rounds={g.num_rounds}; the batched engine plays "
+                                 f"first_grinch=0 and the rules' {ROUNDS_BY_PLAYERS[n]} rounds for {n} players")
+            if any(len(p) > TURNS_PER_ROUND for p in g.piles):
+                raise ValueError(f"game {k} has a discard pile of more than {TURNS_PER_ROUND} cards (a refilled variant game)")
+            self._round[i] = g.round
+            self._turn[i] = 0 if g.turn is None else g.turn
+            self._phase[i] = phases[g.phase]
+            self._grinch[i] = g.grinch
+            self._pos[i] = g.pos
+            self._cur[i] = g.current
+            self._draws[i] = g.draws_made
+            self._maps[i] = 0
+            self._stack[i] = 0
+            self._pad[i] = 0.0
+            self._totals[i] = 0
+            for p in range(n):
+                pile = g.piles[p]
+                self._plen[i, p] = len(pile)
+                self._stack[i, p, :len(pile)] = pile
+                self._pile[i, p] = _bits(pile)
+                self._top[i, p] = _bits(pile[-1:])
+                self._second[i, p] = _bits(pile[-2:-1])
+                self._known[i, p] = _bits(g.known[p])
+                self._hand[i, p] = _bits(g.hands[p])
+                self._totals[i, p] = g.totals[p]
+                self._pad[i, p, 2 * NUM_ROWS] = self._f_total[g.totals[p]]
+                for row, points in enumerate(g.score_sheet[p]):
+                    if points is not None:
+                        self._pad[i, p, row] = 1.0
+                        self._pad[i, p, NUM_ROWS + row] = self._f_points[points]
+            self._plen[i, n:] = 0
+            draw = g.draw_pile
+            self._deck[i] = 0
+            self._deck[i, :len(draw)] = draw
+            self._ptr[i] = len(draw)
+        return self._observe()
+
+    def copy_slots(self, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Return ``(obs, mask, seat)`` of every slot after copying the game in slot ``src[k]`` into slot ``dst[k]`` (one game played many ways)."""
+        src = np.asarray(src, dtype=np.int64).reshape(-1)
+        dst = np.asarray(dst, dtype=np.int64).reshape(-1)
+        if src.shape != dst.shape or (len(src) and (min(src.min(), dst.min()) < 0 or max(src.max(), dst.max()) >= self.num_envs)):
+            raise ValueError(f"src and dst must be slot indices in 0..{self.num_envs - 1} of equal length, got {len(src)} and {len(dst)}")
+        if (self.num_players[src] != self.num_players[dst]).any():
+            raise ValueError("copy_slots copies games only between slots of the same table size")
+        if not self._started:
+            raise RuntimeError("call reset() or load_games() before copy_slots()")
+        for a in (self._round, self._turn, self._phase, self._grinch, self._pos, self._cur, self._draws, self._maps, self._stack,
+                  self._plen, self._deck, self._ptr, self._totals, self._pad):
+            a[dst] = a[src]
+        return self._observe()
+
+    def totals(self) -> np.ndarray:
+        """Return int64[envs,6]: each game's totals so far (a finished game's are in ``last_totals``)."""
+        return self._totals.copy()
+
+    def rows_used(self) -> np.ndarray:
+        """Return bool[envs,6,7]: which rows each seat has scored in its current game."""
+        return self._pad[:, :, :NUM_ROWS] > 0.5
+
+    def rounds(self) -> np.ndarray:
+        """Return int64[envs]: each game's current round (0-based)."""
+        return self._round.copy()
+
+    def hand_values(self, hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Return ``(int64[k,7] row values, int64[k] bonuses)`` of hands given as ``uint64[k]`` card bitmasks (bit c = card c, at most 6 cards)."""
+        return self._hand_values(np.asarray(hands, dtype=np.uint64).reshape(-1))
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Return ``(obs, mask, seat, rewards, dones)`` after game i's current player took ``actions[i]``."""

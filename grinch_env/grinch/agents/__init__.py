@@ -9,6 +9,12 @@ spec               agent
                    options ``samples`` (32), ``horizon_cards`` (7),
                    ``row_weight`` (1.0), ``win_aware`` (1), e.g.
                    ``expectimax:samples=64``
+``search``         determinised playouts of every candidate move to the end of
+                   the round, batched in the engine (:mod:`.search`); options
+                   ``playouts`` (64 per move), ``policy`` (``rows`` or a
+                   checkpoint path), e.g. ``search:playouts=256``
+``oracle``         expectimax shown the true deck order (needs ``see(game)``
+                   before each ``act``: ``training.match`` plays it)
 =================  ==============================================================
 
 Built-in agents take the game's ``bonus_layout`` as a keyword.
@@ -18,8 +24,11 @@ from __future__ import annotations
 
 from grinch_env.grinch.agents.base import Agent, BaseAgent, View, decode, legal_actions
 from grinch_env.grinch.agents.expectimax import ExpectimaxAgent
+from grinch_env.grinch.agents.oracle import OracleAgent
+from grinch_env.grinch.agents.search import SearchAgent
 from grinch_env.grinch.agents.simple import GreedyAgent, RandomAgent
 
-AGENT_CLASSES: dict[str, type] = {"random": RandomAgent, "greedy": GreedyAgent, "expectimax": ExpectimaxAgent}
+AGENT_CLASSES: dict[str, type] = {"random": RandomAgent, "greedy": GreedyAgent, "expectimax": ExpectimaxAgent, "search": SearchAgent,
+                                   "oracle": OracleAgent}
 
-__all__ = ["AGENT_CLASSES", "Agent", "BaseAgent", "ExpectimaxAgent", "GreedyAgent", "RandomAgent", "View", "decode", "legal_actions"]
+__all__ = ["AGENT_CLASSES", "Agent", "BaseAgent", "ExpectimaxAgent", "GreedyAgent", "OracleAgent", "RandomAgent", "SearchAgent", "View", "decode", "legal_actions"]
