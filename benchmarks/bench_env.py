@@ -12,7 +12,9 @@ A step is one ``env.step`` call, the ``None`` steps of terminated agents at
 the end of each game included.  The loop's own cost (``agent_iter``,
 unpacking ``last()``, the pick) is real and counted for every environment.
 The references are PettingZoo's ``tictactoe_v3`` and ``connect_four_v3``
-through their own ``env()`` (PettingZoo's classic wrapper stack).
+through their own ``env()`` (PettingZoo's classic wrapper stack).  Both of
+our games run: *Grinch Grow Your Heart* (``--players``, target 4x
+``tictactoe_v3``) and *Gnoming A Round* (``--gnoming-players``, target 3x).
 
 The pick (``--pick``), the same for every environment:
 
@@ -46,7 +48,7 @@ over rounds, and its ratio the median of its per-round ratios to
 Usage::
 
     python benchmarks/bench_env.py                      # 9 rounds of 0.5 s per environment
-    python benchmarks/bench_env.py --rounds 9 --seconds 2 --players 2 4 6 --pick numpy
+    python benchmarks/bench_env.py --rounds 9 --seconds 2 --players 2 4 6 --gnoming-players 3 7 --pick numpy
 """
 
 from __future__ import annotations
@@ -106,7 +108,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=0.5, help="time per environment and round (default 0.5)")
     parser.add_argument("--rounds", type=int, default=9, help="interleaved rounds over all environments; medians are reported (default 9)")
-    parser.add_argument("--players", type=int, nargs="+", default=[2, 4, 6], help="table sizes to run (default 2 4 6)")
+    parser.add_argument("--players", type=int, nargs="+", default=[2, 4, 6], help="Grinch table sizes to run (default 2 4 6)")
+    parser.add_argument("--gnoming-players", type=int, nargs="+", default=[3, 5, 7], help="Gnoming A Round table sizes to run (default 3 5 7; 0 for none)")
     parser.add_argument("--warmup", type=float, default=0.5, help="untimed seconds per environment before the rounds (default 0.5)")
     parser.add_argument("--reseed", action="store_true", help="pass a fresh seed to every reset, not only the first")
     parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu", help="process CPU time (default) or wall-clock time")
@@ -122,6 +125,9 @@ def main(argv: list[str] | None = None) -> None:
     makers: dict[str, Callable[[], object]] = {"tictactoe_v3": tictactoe_v3.env, "connect_four_v3": connect_four_v3.env}
     for n in args.players:
         makers[f"grinch {n} players"] = lambda n=n: grinch_env.grinch.env(num_players=n)
+    for n in args.gnoming_players:
+        if n:
+            makers[f"gnoming {n} players"] = lambda n=n: grinch_env.gnoming.env(num_players=n)
 
     # Untimed warm-up: imports, first-call and cache costs (all environments alike).
     if args.warmup > 0:

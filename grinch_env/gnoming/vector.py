@@ -59,7 +59,7 @@ compiled loops; Python only answers the deck source.  ``"numpy"``: the
 fallback when numba is absent, a loop of scalar :class:`Game` objects
 encoded by the AEC env's :class:`~grinch_env.gnoming.encoding.Encoder`
 (correct by construction, about half as fast as the AEC env).  Figures:
-``benchmarks/bench_gnoming_vector.py``.
+``benchmarks/bench_vector.py --game gnoming``.
 """
 
 from __future__ import annotations
