@@ -70,8 +70,47 @@ def test_trained_policy_plays_an_evaluation(smoke_run):
     assert agent.act(np.zeros(1046, np.float32), mask) in (2, 9)
 
 
-@pytest.mark.parametrize("name", ["gnoming_default.yaml", "gnoming_mixed.yaml", "gnoming_smoke.yaml"])
+@pytest.mark.parametrize("name", ["gnoming_default.yaml", "gnoming_mixed.yaml", "gnoming_smoke.yaml", "gnoming_finetune.yaml"])
 def test_gnoming_configs_load(name):
     cfg = load_config(CONFIGS / name)
     assert cfg.game == "gnoming" and not cfg.model.action_features
     assert all(3 <= n <= 7 for n in cfg.table_sizes + cfg.eval.num_players)
+
+
+DISTILL = CONFIGS / "gnoming_distill.yaml"
+DISTILL_SMOKE = ["games_per_round=2", "epochs=1", "model.hidden_sizes=[32]", "eval.games=2", "eval.opponents=[random]", "eval.num_players=[3]",
+                 "processes=1", "eval.processes=1"]
+
+
+def test_gnoming_distill_config_distils_the_search_agent(tmp_path):
+    from training import distill
+    from training.config import DistillConfig
+
+    run_dir = tmp_path / "gnoming_distill"
+    args = ["--config", str(DISTILL), "--run-dir", str(run_dir), "--no-progress"]
+    for override in DISTILL_SMOKE:
+        args += ["--set", override]
+    assert distill.main(args) == 0
+    ckpt = load_checkpoint(run_dir / "best.pt")
+    assert (ckpt["obs_size"], ckpt["num_actions"], ckpt["env_version"]) == (1046, 15, "gnoming_a_round_v0")
+    assert ckpt["config"]["game"] == "gnoming" and ckpt["config"]["teacher"] == "search"
+    assert [e["round"] for e in ckpt["distill_log"]] == [0, 1]
+    summary = json.loads((run_dir / "report" / "summary.json").read_text())
+    assert set(summary) == {"random@3p"} and summary["random@3p"]["games"] == 2
+
+    # With explore=0, round 0's labels are the search agent's own moves: replaying them from the game's seed replays the game.
+    cfg = load_config(DISTILL, DISTILL_SMOKE + ["explore=0.0"], schema=DistillConfig)
+    distill._init_worker(cfg.model_dump(), 0, None)
+    record = distill.play_data_game(0)
+    rng = distill.game_seeds(cfg.seed, 0, 0)
+    n = int(cfg.table_sizes[rng.integers(len(cfg.table_sizes))])
+    game = cfg.spec.new_game(n, int(rng.integers(2**63)))
+    labels = iter(record["action"].tolist())
+    seats = []
+    while not game.done:
+        assert len(game.legal_actions()) >= 2  # Gnoming's Game plays single-legal-action decisions itself: every decision left is labelled
+        seats.append(game.current)
+        game.step(next(labels))
+    assert next(labels, None) is None and len(seats) == len(record["action"])
+    margins = game.rewards("margin")
+    np.testing.assert_allclose(record["ret"], [margins[s] for s in seats], rtol=1e-6)
