@@ -111,3 +111,27 @@ def test_ray_distillation_plays_the_same_labelled_games_as_one_process(ray_sessi
         np.testing.assert_array_equal(local[key], remote[key])
     np.testing.assert_array_equal(np.unique(remote["game"]), [0, 1, 2, 3])
     assert len(remote["action"]) > 4 * 20
+
+
+@needs_ray
+def test_gnoming_ppo_and_distillation_on_ray_workers(ray_session, tmp_path):
+    cfg = load_config(CONFIGS / "gnoming_smoke.yaml", ["total_updates=2", "tensorboard=false", "eval.final_games=0"])
+    cfg = cfg.model_copy(update={"distributed": load_config(SMOKE_RAY).distributed})
+    trainer = Trainer(cfg, tmp_path / "gnoming", progress=False)
+    try:
+        trainer.train()
+    finally:
+        trainer.close()
+    ckpt = load_checkpoint(tmp_path / "gnoming" / "latest.pt")
+    # 2 updates x 2 workers x 4 games x Gnoming's 1200-decision rollout, on the Gnoming network.
+    assert (ckpt["update"], ckpt["env_steps"]) == (2, 2 * 2 * 4 * 1200)
+    assert (ckpt["obs_size"], ckpt["num_actions"], ckpt["config"]["game"]) == (1046, 15, "gnoming")
+
+    dcfg = load_config(CONFIGS / "gnoming_distill.yaml", ["games_per_round=2", "model.hidden_sizes=[32]", "teacher=greedy"], schema=DistillConfig)
+    on_ray = dcfg.model_copy(update={"distributed": load_config(SMOKE_RAY).distributed})
+    student = distill.build_student(dcfg)
+    local = distill.collect_round(dcfg, 1, student, progress=False)
+    remote = distill.collect_round(on_ray, 1, student, progress=False)
+    for key in distill.FIELDS:
+        np.testing.assert_array_equal(local[key], remote[key])
+    np.testing.assert_array_equal(np.unique(remote["game"]), [0, 1])

@@ -153,8 +153,6 @@ def test_bad_rllib_configs_are_clear_errors(tmp_path, capsys):
 
 
 def test_one_iteration_of_the_second_game(ray_session, tmp_path):
-    if "gnoming" not in GAMES:
-        pytest.skip("gnoming is not in this checkout")
     before = MaskedObservations.illegal_total
     args = ["--config", str(RLLIB_PPO), "--run-dir", str(tmp_path), "--no-progress", "--no-report", "--set", "game=gnoming",
             "--set", "num_players=3", "--set", "opponent_probs={main: 0.5, frozen: 0.25, random: 0.25}"]
