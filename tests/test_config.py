@@ -164,8 +164,9 @@ def test_game_key_checks_sizes_reward_mode_and_grinch_only_options():
         config_from_dict({"game": "gnoming", "num_players": 2, "model": {"action_features": False}})
     with pytest.raises(ValueError, match=r"reward_mode: Gnoming A Round takes one of \['win_loss', 'margin'\], got 'win'"):
         config_from_dict({"game": "gnoming", "reward_mode": "win", "model": {"action_features": False}})
-    with pytest.raises(ValueError, match=r"model\.action_features: the action features are the Grinch's hand values; set model\.action_features: false"):
-        config_from_dict({"game": "gnoming"})
+    with pytest.raises(ValueError, match=r"model\.draw_lookahead: it features the Grinch's draws; set model\.draw_lookahead: false for gnoming"):
+        config_from_dict({"game": "gnoming", "model": {"draw_lookahead": True}})
+    assert config_from_dict({"game": "gnoming"}).model.action_features  # Gnoming's own action features (greedy's option values)
     with pytest.raises(ValueError, match=r"bonus_layout: Gnoming A Round has no bonus cards"):
         config_from_dict({"game": "gnoming", "bonus_layout": "none", "model": {"action_features": False}})
     with pytest.raises(ValueError, match=r"eval\.num_players: Grinch Grow Your Heart is played by 2\.\.6 players, got 7"):

@@ -114,3 +114,41 @@ def test_gnoming_distill_config_distils_the_search_agent(tmp_path):
     assert next(labels, None) is None and len(seats) == len(record["action"])
     margins = game.rewards("margin")
     np.testing.assert_allclose(record["ret"], [margins[s] for s in seats], rtol=1e-6)
+
+
+def test_gnoming_action_features_are_greedys_option_values_and_start_the_policy_at_greedy(tmp_path):
+    from grinch_env.gnoming.agents import GreedyAgent, GreedyPolicy, decode, greedy_features
+    from grinch_env.gnoming.encoding import Encoder
+    from grinch_env.gnoming.game import Game
+    from training.model import PolicyValueNet
+
+    encoder, policy, rng = Encoder(), GreedyPolicy(), np.random.default_rng(5)
+    obs, masks = [], []
+    for n in (3, 5, 7):
+        game = Game(n, rng=n)
+        for _ in range(150):
+            view = encoder.observe(game, game.current)
+            obs.append(view["observation"])
+            masks.append(view["action_mask"])
+            game.step(int(rng.choice(game.legal_actions())))
+    obs, masks = np.stack(obs), np.stack(masks)
+    feats = greedy_features(obs, masks)
+    greedy = GreedyAgent().act_batch(obs, masks)
+    for i in range(len(obs)):
+        legal = np.flatnonzero(masks[i]).tolist()
+        values = policy.option_values(decode(obs[i]), legal)
+        best = min(values.values())
+        np.testing.assert_allclose(feats[i, legal, 0], [min((values[a] - best) / 10, 5.0) for a in legal], rtol=1e-6)
+        assert values[greedy[i]] == best  # greedy's choice is always a best option by these values
+        assert np.flatnonzero(feats[i, :, 1]).tolist() == [greedy[i]]
+        assert not feats[i, masks[i] == 0].any()  # illegal actions: zeros
+    torch.manual_seed(0)
+    net = PolicyValueNet(hidden_sizes=[32], action_features=True, game="gnoming")
+    assert net.feature_shape == (15, 2)
+    dist, _value, _feats = net.distribution_np(obs, masks)
+    np.testing.assert_array_equal(dist.probs.argmax(-1).numpy(), greedy)  # the untrained network plays greedy's move
+
+    cfg = load_config(SMOKE, ["model.action_features=true", "total_updates=1", "tensorboard=false", "eval.final_games=0"])
+    trainer = Trainer(cfg, tmp_path / "feats", progress=False)
+    trainer.train()
+    assert load_checkpoint(tmp_path / "feats" / "latest.pt")["action_features"] is True

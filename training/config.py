@@ -78,8 +78,8 @@ class _GameConfig(_Section):
         if spec.name != "grinch" and getattr(self, "bonus_layout", "standard") != "standard":
             raise ValueError(f"bonus_layout: {spec.title} has no bonus cards; leave bonus_layout at 'standard'")
         model = getattr(self, "model", None)
-        if model is not None and spec.name != "grinch" and model.action_features:
-            raise ValueError(f"model.action_features: the action features are the Grinch's hand values; set model.action_features: false for {spec.name}")
+        if model is not None and spec.name != "grinch" and model.draw_lookahead:
+            raise ValueError(f"model.draw_lookahead: it features the Grinch's draws; set model.draw_lookahead: false for {spec.name}")
         return self
 
     def game_options(self) -> dict[str, Any]:

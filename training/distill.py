@@ -49,7 +49,6 @@ from tqdm import tqdm
 
 from training.checkpoint import BEST, PolicyAgent, atomic_torch_save, load_weights, make_checkpoint
 from training.config import DistillConfig, add_run_arguments, load_config
-from training.features import NUM_FEATURES
 from training.model import MaskedCategorical, PolicyValueNet
 
 DATA_DIR = "data"
@@ -216,7 +215,7 @@ def features_of(net: PolicyValueNet, data: dict[str, np.ndarray], chunk: int = 8
     """Return the network's action features for every decision (float16; None for a network that reads none)."""
     if not net.action_features:
         return None
-    out = np.empty((len(data["action"]), data["mask"].shape[1], NUM_FEATURES), dtype=np.float16)
+    out = np.empty((len(data["action"]), *net.feature_shape), dtype=np.float16)
     for i in range(0, len(out), chunk):
         out[i:i + chunk] = net.features(data["obs"][i:i + chunk].astype(np.float32), data["mask"][i:i + chunk])
     return out

@@ -57,9 +57,16 @@ class PolicyValueNet(nn.Module):
     """An MLP trunk with a policy head (one logit per action of ``game``) and a value head (the actor's expected return).
 
     The input and output sizes come from the game (:mod:`grinch_env.games`):
-    Grinch 1337 -> 62, Gnoming 1046 -> 15.  The action features and the
-    margin baseline read the Grinch's hand values and score pads, so they
-    are Grinch-only.
+    Grinch 1337 -> 62, Gnoming 1046 -> 15.  The margin baseline and the
+    draw lookahead read the Grinch's score pads and hands, so they are
+    Grinch-only; each game has its own action features.
+
+    Gnoming with ``action_features``: the trunk also reads
+    :func:`grinch_env.gnoming.agents.greedy_features` (per action, the gap of
+    its greedy value to the best option's, in tens of points, and greedy's
+    choice), and each logit gets ``-gain[0] * gap + gain[1] * choice``
+    added, two learned gains initialised to 2, so the first policy leans
+    towards the greedy move.
 
     With ``action_features`` the network also reads
     :func:`training.features.action_features` (the row values and bonus of
@@ -87,8 +94,8 @@ class PolicyValueNet(nn.Module):
         super().__init__()
         spec = get_game(game)
         self.game = spec.name
-        if spec.name != "grinch" and (action_features or margin_baseline):
-            raise ValueError(f"action_features and margin_baseline read the Grinch's observation; {spec.title} networks take neither")
+        if spec.name != "grinch" and (margin_baseline or draw_lookahead):
+            raise ValueError(f"margin_baseline and draw_lookahead read the Grinch's observation; {spec.title} networks take neither")
         if draw_lookahead and not action_features:
             raise ValueError("draw_lookahead changes the action features, so it needs action_features=True")
         self.action_features = bool(action_features)
@@ -98,7 +105,13 @@ class PolicyValueNet(nn.Module):
         # Observation totals are divided by the layout's total_scale; the margin reward divides by MARGIN_SCALE.
         self._total_to_reward = Scales(resolve_layout(bonus_layout)).total / MARGIN_SCALE
         layers: list[nn.Module] = []
-        width = spec.obs_size + (NUM_ACTIONS if self.action_features else 0)
+        if not self.action_features:
+            extra = 0
+        elif self.game == "grinch":
+            extra = NUM_ACTIONS  # one greedy value per action (action_values)
+        else:
+            extra = spec.num_actions * self.feature_shape[1]  # every action's features, flattened
+        width = spec.obs_size + extra
         for h in hidden_sizes:
             layers += [_ortho(nn.Linear(width, h), 2**0.5), nn.ReLU()]
             width = h
@@ -107,7 +120,10 @@ class PolicyValueNet(nn.Module):
         self.policy_head = _ortho(nn.Linear(width, spec.num_actions), 0.01)
         self.value_head = _ortho(nn.Linear(width, 1), 1.0)
         self.hidden_sizes = list(hidden_sizes)
-        if self.action_features:
+        if self.action_features and self.game != "grinch":
+            # Gnoming: logit -= gain[0] * value gap (tens of points) to the best option, += gain[1] * greedy's choice.
+            self.feature_gain = nn.Parameter(torch.tensor([2.0, 2.0]))
+        elif self.action_features:
             self.feature_gain = nn.Parameter(torch.ones(3))
             self.row_offset_head = nn.Linear(width, NUM_ROWS)
             nn.init.zeros_(self.row_offset_head.weight)
@@ -127,17 +143,37 @@ class PolicyValueNet(nn.Module):
         """Return the constructor arguments that rebuild this network (:data:`ARCHITECTURE`; checkpoints store them)."""
         return {key: list(getattr(self, key)) if key == "hidden_sizes" else getattr(self, key) for key in ARCHITECTURE}
 
+    @property
+    def feature_shape(self) -> tuple[int, int]:
+        """Return the shape of one decision's action features: (actions, features per action)."""
+        if self.game == "grinch":
+            from training.features import NUM_FEATURES
+
+            return (NUM_ACTIONS, NUM_FEATURES)
+        from grinch_env.gnoming.agents import OPTION_FEATURES
+
+        return (get_game(self.game).num_actions, OPTION_FEATURES)
+
     def features(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray | None:
         """Return the action features this network reads for a numpy batch (None without ``action_features``)."""
         if not self.action_features:
             return None
+        if self.game != "grinch":
+            from grinch_env.gnoming.agents import greedy_features
+
+            return greedy_features(observations, masks)
         from training.features import action_features
 
         return action_features(observations, masks, self.bonus_layout, draw_lookahead=self.draw_lookahead)
 
     def forward(self, obs: torch.Tensor, feats: torch.Tensor | None = None, mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """Return (logits[B, 62], value[B]); with action features, ``feats`` and ``mask`` are required."""
-        if self.action_features:
+        if self.action_features and self.game != "grinch":
+            if feats is None:
+                raise ValueError("this network reads action features: pass feats (grinch_env.gnoming.agents.greedy_features)")
+            x = self.trunk(torch.cat([obs, feats.flatten(1)], dim=-1))
+            logits = self.policy_head(x) - self.feature_gain[0] * feats[..., 0] + self.feature_gain[1] * feats[..., 1]
+        elif self.action_features:
             if feats is None or mask is None:
                 raise ValueError("this network reads action features: pass feats (training.features.action_features) and the mask")
             from training.features import action_values, applicable_rows

@@ -24,7 +24,6 @@ import numpy as np
 import torch
 
 from training.config import TrainConfig
-from training.features import NUM_FEATURES
 from training.model import PolicyValueNet
 
 SELF = "self"
@@ -174,7 +173,7 @@ def collect_rollout(engine, model: PolicyValueNet, pool: OpponentPool, cfg: Trai
 
     b_obs = np.zeros((num_steps, num_envs, spec.obs_size), dtype=np.float32)
     b_masks = np.zeros((num_steps, num_envs, num_actions), dtype=np.int8)
-    b_feats = np.zeros((num_steps, num_envs, num_actions, NUM_FEATURES), dtype=np.float32) if model.action_features else None
+    b_feats = np.zeros((num_steps, num_envs, *model.feature_shape), dtype=np.float32) if model.action_features else None
     b_actions = np.zeros((num_steps, num_envs), dtype=np.int64)
     b_logprobs = np.zeros((num_steps, num_envs), dtype=np.float32)
     b_values = np.zeros((num_steps, num_envs), dtype=np.float32)

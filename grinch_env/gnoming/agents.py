@@ -391,16 +391,82 @@ class GreedyPolicy:
             return DISCARD_A
         return DISCARD_B if POINTS[tops[1]] < POINTS[tops[0]] else DISCARD_A
 
+    def option_values(self, view: View, legal: list[int]) -> dict[int, float]:
+        """Return the value this rule ranks each legal action by (lower is better), phase by phase as :meth:`choose`.
+
+        Draw: a top's best placement, ``DRAW`` the expectation described above;
+        play and bounce: the layout's value after the placement, a discard (or
+        stopping) the value of keeping the layout; discard pile: the points of
+        the top it covers; reveal and Hazard response: minus the flip's
+        support (``PASS`` 0).  :meth:`choose` breaks the ties as documented.
+        """
+        if view.phase in ("reveal", "hazard"):
+            mine = view.layouts[0]
+            return {a: -float(_support(mine, a)) if a < SLOTS else 0.0 for a in legal}
+        if view.phase == "draw":
+            unknown = self.unknown_value(view)
+            keep = self.value(view, view.layouts[0], unknown)
+            pool = view.reshuffled_counts if view.reshuffled else view.never_seen
+            size = sum(pool)
+            out = {}
+            for a in legal:
+                if a == DRAW:
+                    out[a] = sum(c * min(keep, self.best_placement(view, k, unknown)) for k, c in enumerate(pool) if c) / size if size else keep
+                else:
+                    out[a] = self.best_placement(view, view.pile_tops[a - TAKE_A][0], unknown)
+            return out
+        if not any(a < SLOTS for a in legal):
+            tops = [view.pile_tops[i][0] if view.pile_tops[i] else None for i in range(2)]
+            return {a: float(POINTS[tops[a - DISCARD_A]]) if a in (DISCARD_A, DISCARD_B) and tops[a - DISCARD_A] is not None else 0.0 for a in legal}
+        unknown = self.unknown_value(view)
+        mine = view.layouts[0]
+        keep = self.value(view, mine, unknown)
+        return {a: self.value(view, _placed(mine, a, view.held), unknown) if a < SLOTS else keep for a in legal}
+
     def flip(self, view: View, legal: list[int]) -> int:
         mine = view.layouts[0]
         slots = [a for a in legal if a < SLOTS]
         if not slots:
             return PASS if PASS in legal else legal[0]
 
-        def support(p: int) -> int:
-            return sum(1 for i in LINES_THROUGH[p] for q in LINES[i] if q != p and 0 <= mine[q] <= 5)
+        return max(slots, key=lambda p: (_support(mine, p), -p))
 
-        return max(slots, key=lambda p: (support(p), -p))
+
+def _support(mine: list[int], p: int) -> int:
+    """Return how many face-up positive cards the lines through slot ``p`` show (the flip rule's preference)."""
+    return sum(1 for i in LINES_THROUGH[p] for q in LINES[i] if q != p and 0 <= mine[q] <= 5)
+
+
+OPTION_FEATURES = 2
+"""Features per action of :func:`greedy_features`: the value gap to the best legal option, and greedy's choice."""
+VALUE_GAP_SCALE = 10.0
+
+
+def greedy_features(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """Return float32[B, 15, 2] for a batch: per legal action, ``(value - best value) / 10`` (clipped to 0..5) and 1.0 for greedy's choice.
+
+    The values are :meth:`GreedyPolicy.option_values`, read from each
+    observation alone; illegal actions get zeros.  Networks with
+    ``action_features`` on Gnoming read these.
+    """
+    observations = np.asarray(observations)
+    masks = np.asarray(masks)
+    out = np.zeros((len(observations), NUM_ACTIONS, OPTION_FEATURES), dtype=np.float32)
+    policy = _FEATURE_POLICY
+    for i in range(len(observations)):
+        legal = np.flatnonzero(masks[i]).tolist()
+        if not legal:
+            continue
+        view = decode(observations[i].astype(np.float32, copy=False))
+        values = policy.option_values(view, legal)
+        best = min(values.values())
+        for a, v in values.items():
+            out[i, a, 0] = min((v - best) / VALUE_GAP_SCALE, 5.0) if np.isfinite(v) else 5.0
+        out[i, policy.choose(view, legal), 1] = 1.0
+    return out
+
+
+_FEATURE_POLICY = GreedyPolicy()
 
 
 class GreedyAgent(BaseAgent):
@@ -543,7 +609,7 @@ class SearchAgent(BaseAgent):
         game.step(legal[0] if len(legal) == 1 else self.policy.choose(view_of_game(game, seat), legal))
 
 
-__all__ = ["AGENT_CLASSES", "BaseAgent", "GreedyAgent", "GreedyPolicy", "RandomAgent", "SearchAgent", "View", "decode",
-           "expected_score", "legal_actions", "mean_points", "view_of_game"]
+__all__ = ["AGENT_CLASSES", "OPTION_FEATURES", "BaseAgent", "GreedyAgent", "GreedyPolicy", "RandomAgent", "SearchAgent", "View", "decode",
+           "expected_score", "greedy_features", "legal_actions", "mean_points", "view_of_game"]
 
 AGENT_CLASSES: dict[str, type] = {"random": RandomAgent, "greedy": GreedyAgent, "search": SearchAgent}
