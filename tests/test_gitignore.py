@@ -20,7 +20,8 @@ def ignored(path: str) -> bool:
     "checkpoints/default/tb/events.out.tfevents.1", "checkpoints/default/report/summary.txt",
     "checkpoints/sb3_maskable_ppo/model.zip", "checkpoints/sb3_maskable_ppo/config.yaml", "checkpoints/my_run/best.pt",
     "checkpoints/distill_lookahead/latest.pt", "checkpoints/distill_lookahead/round_0.pt", "checkpoints/distill_lookahead/data/round_0.npz",
-    "checkpoints/selfplay_mixed/snapshots/update_000800.pt", "checkpoints/expert_iteration/gen_2/data/round_0.npz",
+    "checkpoints/selfplay_mixed/snapshots/update_000800.pt", "checkpoints/expert_iteration/gen_2/data/round_0.npz", "checkpoints/gnoming_distill/data/round_0.npz",
+    "checkpoints/gnoming_finetune/latest.pt", "checkpoints/gnoming_finetune/snapshots/update_000010.pt", "checkpoints/gnoming_finetune/tb/x",
     "checkpoints/expert_iteration/gen_2/round_0.pt", "reports/eg4/results.json",
 ])
 def test_run_outputs_are_ignored(path):
@@ -29,5 +30,5 @@ def test_run_outputs_are_ignored(path):
 
 def test_every_tracked_file_under_checkpoints_is_kept():
     tracked = subprocess.run(["git", "ls-files", "checkpoints"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
-    assert {p.split("/")[1] for p in tracked} == {"distill_expectimax", "distill_lookahead", "expert_iteration", "selfplay_mixed"}
+    assert {p.split("/")[1] for p in tracked} == {"distill_expectimax", "distill_lookahead", "expert_iteration", "gnoming_distill", "gnoming_finetune", "selfplay_mixed"}
     assert [p for p in tracked if ignored(p)] == []

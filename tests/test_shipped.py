@@ -11,20 +11,30 @@ from training.config import DistillConfig, TrainConfig, load_config
 from training.evaluate import evaluate
 
 ROOT = Path(__file__).resolve().parents[1]
-SHIPPED = {"distill_lookahead": DistillConfig, "distill_expectimax": DistillConfig, "selfplay_mixed": TrainConfig}
+GRINCH_REPORT = {"greedy@2p", "expectimax@2p", "greedy@4p", "expectimax@4p"}
+GNOMING_REPORT = {"greedy@3p", "search@3p", "greedy@5p", "search@5p"}
+# run -> (config schema, game, a table size, what its report must hold)
+SHIPPED = {
+    "distill_lookahead": (DistillConfig, "grinch", 2, GRINCH_REPORT),
+    "distill_expectimax": (DistillConfig, "grinch", 2, GRINCH_REPORT),
+    "selfplay_mixed": (TrainConfig, "grinch", 2, GRINCH_REPORT),
+    "gnoming_distill": (DistillConfig, "gnoming", 3, GNOMING_REPORT),
+    "gnoming_finetune": (TrainConfig, "gnoming", 3, GNOMING_REPORT),
+}
 
 
 @pytest.mark.parametrize("run", sorted(SHIPPED))
 def test_shipped_policy_loads_plays_and_matches_its_config(run):
+    schema, game, n, report = SHIPPED[run]
     run_dir = ROOT / "checkpoints" / run
     ckpt = load_checkpoint(run_dir / "best.pt")
-    assert ckpt["optimizer"] is None and ckpt["config"]["run_name"] == run
-    stored = SHIPPED[run].model_validate(yaml.safe_load((run_dir / "config.yaml").read_text()))
-    assert stored == load_config(ROOT / "configs" / f"{run}.yaml", schema=SHIPPED[run])  # the config in configs/ made it
-    result = evaluate([str(run_dir), "random"], num_players=2, num_games=2, seed=0)
+    assert ckpt["optimizer"] is None and ckpt["config"]["run_name"] == run and ckpt["config"].get("game", "grinch") == game  # runs made before the game key are Grinch runs
+    stored = schema.model_validate(yaml.safe_load((run_dir / "config.yaml").read_text()))
+    assert stored == load_config(ROOT / "configs" / f"{run}.yaml", schema=schema)  # the config in configs/ made it
+    result = evaluate([str(run_dir), "random"], num_players=n, num_games=2, seed=0, game=game)
     assert result.agents == [run, "random"] and result.num_games == 2
     summary = json.loads((run_dir / "report" / "summary.json").read_text())
-    assert {"greedy@2p", "expectimax@2p", "greedy@4p", "expectimax@4p"} <= set(summary)
+    assert report <= set(summary)
 
 
 def test_shipped_policy_is_the_one_the_readme_names():

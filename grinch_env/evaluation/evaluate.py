@@ -297,8 +297,9 @@ def league_specs(directory: str) -> list[str]:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m grinch_env.evaluation", description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", default=DEFAULT_GAME, choices=sorted(GAMES), help=f"the game (default {DEFAULT_GAME})")
-    parser.add_argument("--agents", default="", help="comma-separated agent names (grinch: random, greedy, expectimax[:samples=N]; "
-                        "gnoming: random, greedy, search[:samples=N]) and/or checkpoint paths")
+    parser.add_argument("--agents", default="", help="comma-separated line-up, one entry per seat (seats rotate over the games), each an agent name with "
+                        "options (grinch: random, greedy, expectimax[:samples=N], search[:playouts=N]; gnoming: random, greedy, "
+                        "search[:samples=N]) or a checkpoint path; give one n times to fill n seats")
     parser.add_argument("--league", default=None, help="directory whose checkpoints join the agents (a league run)")
     parser.add_argument("--players", type=int, default=None,
                         help="table size (grinch 2..6, gnoming 3..7; default 4)")
