@@ -73,7 +73,7 @@ def test_trained_policy_plays_an_evaluation(smoke_run):
 @pytest.mark.parametrize("name", ["gnoming_default.yaml", "gnoming_mixed.yaml", "gnoming_smoke.yaml", "gnoming_finetune.yaml"])
 def test_gnoming_configs_load(name):
     cfg = load_config(CONFIGS / name)
-    assert cfg.game == "gnoming" and cfg.model.action_features == (name == "gnoming_finetune.yaml")  # the plain MLP elsewhere
+    assert cfg.game == "gnoming" and cfg.model.action_features == (name != "gnoming_smoke.yaml")  # the smoke run: a plain MLP
     assert all(3 <= n <= 7 for n in cfg.table_sizes + cfg.eval.num_players)
 
 
