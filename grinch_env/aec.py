@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
+from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import BaseWrapper
@@ -43,6 +44,150 @@ def _forward(name: str) -> property:
         return getattr(self.env, name)
 
     return property(get, doc=f"The wrapped environment's ``{name}`` (an AttributeError before reset).")
+
+
+RENDER_MODES = ("ansi", "human")
+
+
+class GameEnv(AECEnv):
+    """The AEC glue every game's ``raw_env`` shares: reset and seeding, observe, step, rewards, render, extras.
+
+    A subclass sets ``metadata`` and ``game_class`` (its rules engine: ``game_class(num_players, rng=..., **options)``
+    with ``current``, ``step``, ``rewards(reward_mode)``, ``legal_actions``, ``render``, ``state_dict``), checks its
+    arguments with :meth:`_check_modes`, then calls :meth:`_setup` with a first game, its options and the observation
+    box.  Rewards are 0 until the game ends, then ``game.rewards(reward_mode)`` for every seat.
+    """
+
+    game_class: type
+
+    @staticmethod
+    def _check_modes(reward_mode: Any, render_mode: Any, reward_modes: tuple[str, ...]) -> None:
+        if not isinstance(reward_mode, str) or reward_mode not in reward_modes:
+            raise ValueError(f"reward_mode must be one of {reward_modes}, got {reward_mode!r}")
+        if render_mode is not None and (not isinstance(render_mode, str) or render_mode not in RENDER_MODES):
+            raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
+
+    def _setup(self, game: Any, options: dict[str, Any], observation: spaces.Box, num_actions: int, encoder: Any,
+               reward_mode: str, render_mode: str | None) -> None:
+        """Set the spaces, agents and first (unseeded) state from a validated first ``game`` and its ``options``."""
+        self._game = game
+        self.num_players = game.num_players
+        self._options = options
+        self._encoder = encoder
+        self.reward_mode = reward_mode
+        self.render_mode = render_mode
+        self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict({"observation": observation, "action_mask": spaces.Box(0, 1, (num_actions,), np.int8)})
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
+        self.agents: list[str] = []
+        self._seed_rng = np.random.default_rng()
+        self.game_seed: int | None = None
+        self.action_log: list[tuple[str, int]] = []
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached when normal lookup fails: the per-game attributes that reset() creates, read before reset().
+        if name in _RESET_FIRST:
+            raise AttributeError(f"raw_env.{name} does not exist before reset(): call env.reset() (optionally with a seed) first")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # -------------------------------------------------------------- AEC API
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if seed is not None:
+            self._seed_rng = np.random.default_rng(seed)
+        game_seed = None if options is None else options.get("game_seed")
+        if game_seed is None:
+            # Each game gets its own seed drawn from the seeded stream, so that
+            # reset(seed) then reset() gives a reproducible sequence of games,
+            # and game_seed alone reproduces the current game's deals.
+            game_seed = int(self._seed_rng.integers(2**63))
+        elif isinstance(game_seed, bool) or not isinstance(game_seed, (int, np.integer)) or game_seed < 0:
+            raise ValueError(f"options['game_seed'] must be an int >= 0 (a raw_env.game_seed), got {game_seed!r}")
+        self.game_seed = int(game_seed)
+        self._game = self.game_class(self.num_players, rng=np.random.default_rng(self.game_seed), **self._options)
+        self.action_log = []
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[self._game.current]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        return self._encoder.observe(self._game, self.agent_name_mapping[agent])
+
+    def step(self, action: int | None) -> None:
+        try:
+            agent = self.agent_selection
+        except AttributeError:  # set by reset(); a try costs nothing on the normal path
+            raise RuntimeError("raw_env.step() before reset(): call env.reset() (optionally with a seed) first") from None
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._step_alive(agent, action)
+
+    def _step_alive(self, agent: str, action: int) -> None:
+        """Apply ``agent``'s action (``agent`` is the agent to act and not terminated)."""
+        self._game.step(action)  # raises IllegalActionError naming the phase, the action and the legal actions
+        self._after_step(agent, action)
+
+    def _after_step(self, agent: str, action: int) -> None:
+        """Record ``agent``'s applied ``action``, then hand the turn on or end the game (ClassicWrapper inlines the usual case)."""
+        game = self._game
+        self.action_log.append((agent, action if type(action) is int else int(action)))
+        self._cumulative_rewards[agent] = 0.0
+        current = game.current
+        if current is None:
+            for a, r in zip(self.possible_agents, game.rewards(self.reward_mode)):
+                self.rewards[a] = r
+                self.terminations[a] = True
+            self._accumulate_rewards()
+            self.agent_selection = agent
+        else:
+            # Rewards stay zero until the end, so there is nothing to accumulate here.
+            self.agent_selection = self.possible_agents[current]
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        text = self._game.render()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    # ------------------------------------------------------------- extras
+    @property
+    def game(self) -> Any:
+        """The rules engine's state (true state: hidden cards included)."""
+        return self._game
+
+    def game_state(self) -> dict[str, Any]:
+        """Return a JSON-serialisable snapshot of the true state (hidden cards included)."""
+        return self._game.state_dict()
+
+    def legal_actions(self, agent: str | None = None) -> list[int]:
+        """Return the legal actions of ``agent`` (default: the agent to act)."""
+        agent = self.agent_selection if agent is None else agent
+        if self._game.current != self.agent_name_mapping[agent]:
+            return []
+        return self._game.legal_actions()
 
 
 class ClassicWrapper(BaseWrapper):
@@ -258,4 +403,33 @@ def log_from_json(text: str) -> tuple[int | None, list[tuple[str, int]], dict[st
     return data.get("seed"), [(a, int(x)) for a, x in data["log"]], dict(data.get("env_kwargs", {}))
 
 
-__all__ = ["ILLEGAL_REWARD", "ClassicWrapper", "IllegalActionError", "log_from_json", "log_to_json"]
+def replay_log(make_env: Any, seed: int | None, log: Iterable[tuple[str, int]], *, game_seed: int | None = None, **env_kwargs: Any) -> Any:
+    """Return ``make_env(**env_kwargs)`` (a game's ``raw_env``) reset with ``seed`` (or ``game_seed``) and stepped through ``log``.
+
+    Raises ``ValueError`` if an entry's agent is not the one to act or its
+    action is illegal at that point (the message names the entry).
+    """
+    if seed is None and game_seed is None:
+        raise ValueError("play_log needs the reset seed or the game_seed of the recorded game, got neither")
+    env = make_env(**env_kwargs)
+    env.reset(seed=seed, options=None if game_seed is None else {"game_seed": game_seed})
+    for i, entry in enumerate(log):
+        try:
+            agent, action = entry
+        except (TypeError, ValueError):
+            raise ValueError(f"log entry {i} must be a pair (agent, action), got {entry!r}") from None
+        if not env.agents:
+            raise ValueError(f"log entry {i} ({agent}, {action}): the game is already over")
+        if agent != env.agent_selection:
+            raise ValueError(f"log entry {i} ({agent}, {action}): {env.agent_selection} is to act, not {agent}")
+        if env.terminations[agent]:
+            env.step(None)
+            continue
+        try:
+            env.step(action)
+        except ValueError as err:  # IllegalActionError names the phase and the legal actions
+            raise ValueError(f"log entry {i} ({agent}, {action}): {err}") from None
+    return env
+
+
+__all__ = ["ILLEGAL_REWARD", "RENDER_MODES", "ClassicWrapper", "GameEnv", "IllegalActionError", "log_from_json", "log_to_json", "replay_log"]

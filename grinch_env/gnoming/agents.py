@@ -26,6 +26,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from grinch_env.agent_base import SeededAgent, check_mask
 from grinch_env.gnoming.cards import DECK_SIZE, MAX_COPIES, MULLIGAN, NUM_KINDS, POINTS
 from grinch_env.gnoming.encoding import (
     CHANNELS,
@@ -234,45 +235,16 @@ def _placed(layout: list[int], slot: int, kind: int) -> list[int]:
 
 
 # --------------------------------------------------------------- the agents
-class BaseAgent:
-    """Common plumbing: a seeded generator, input checks and a default ``act_batch``."""
+class BaseAgent(SeededAgent):
+    """Common plumbing (:class:`grinch_env.agent_base.SeededAgent`); ``_act`` gets the legal actions as a list of ints."""
 
-    name = "base"
-
-    def __init__(self, seed: int | None = None) -> None:
-        self.reset(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        """Start a new game; the same seed gives the same decisions."""
-        self.rng = np.random.default_rng(seed)
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        """Return a legal action for this observation."""
-        legal = legal_actions(action_mask)
-        if len(legal) == 1:
-            return int(legal[0])
-        return int(self._act(np.asarray(observation, dtype=np.float32), [int(a) for a in legal]))
-
-    def _act(self, observation: np.ndarray, legal: list[int]) -> int:
-        raise NotImplementedError
-
-    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """Return ``int64[B]`` actions, one ``act`` per row."""
-        return np.array([self.act(o, m) for o, m in zip(observations, masks)], dtype=np.int64)
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(name={self.name!r})"
+    num_actions = NUM_ACTIONS
+    legal_as_list = True
 
 
 def legal_actions(action_mask: np.ndarray) -> np.ndarray:
     """Return the legal actions of ``action_mask`` (sorted), raising ``ValueError`` when there is none."""
-    mask = np.asarray(action_mask)
-    if mask.shape != (NUM_ACTIONS,):
-        raise ValueError(f"action_mask must have shape ({NUM_ACTIONS},), got {mask.shape}")
-    legal = np.flatnonzero(mask)
-    if len(legal) == 0:
-        raise ValueError("action_mask has no legal action: an agent is only asked to act when it is its turn")
-    return legal
+    return check_mask(action_mask, NUM_ACTIONS)
 
 
 class RandomAgent(BaseAgent):

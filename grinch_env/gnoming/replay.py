@@ -20,37 +20,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from grinch_env.aec import log_from_json, log_to_json
+from grinch_env.aec import log_from_json, log_to_json, replay_log
 from grinch_env.gnoming.env import raw_env
 
 
 def play_log(seed: int | None, log: Iterable[tuple[str, int]], *, game_seed: int | None = None, **env_kwargs: Any) -> raw_env:
-    """Return a Gnoming ``raw_env`` that was reset with ``seed`` (or ``game_seed``) and stepped through ``log``.
-
-    Raises ``ValueError`` if an entry's agent is not the one to act or its
-    action is illegal at that point (the message names the entry).
-    """
-    if seed is None and game_seed is None:
-        raise ValueError("play_log needs the reset seed or the game_seed of the recorded game, got neither")
-    env = raw_env(**env_kwargs)
-    env.reset(seed=seed, options=None if game_seed is None else {"game_seed": game_seed})
-    for i, entry in enumerate(log):
-        try:
-            agent, action = entry
-        except (TypeError, ValueError):
-            raise ValueError(f"log entry {i} must be a pair (agent, action), got {entry!r}") from None
-        if not env.agents:
-            raise ValueError(f"log entry {i} ({agent}, {action}): the game is already over")
-        if agent != env.agent_selection:
-            raise ValueError(f"log entry {i} ({agent}, {action}): {env.agent_selection} is to act, not {agent}")
-        if env.terminations[agent]:
-            env.step(None)
-            continue
-        try:
-            env.step(action)
-        except ValueError as err:  # IllegalActionError names the phase and the legal actions
-            raise ValueError(f"log entry {i} ({agent}, {action}): {err}") from None
-    return env
+    """Return a Gnoming ``raw_env`` that was reset with ``seed`` (or ``game_seed``) and stepped through ``log`` (:func:`grinch_env.aec.replay_log`)."""
+    return replay_log(raw_env, seed, log, game_seed=game_seed, **env_kwargs)
 
 
 __all__ = ["log_from_json", "log_to_json", "play_log"]

@@ -95,24 +95,22 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from pettingzoo import AECEnv
 
-from grinch_env.aec import _RESET_FIRST, ILLEGAL_REWARD, ClassicWrapper  # noqa: F401 - ClassicWrapper also as grinch_env.env.ClassicWrapper
+from grinch_env.aec import ILLEGAL_REWARD, RENDER_MODES, ClassicWrapper, GameEnv  # noqa: F401 - also as grinch_env.env.*
 from grinch_env.grinch.encoding import OBS_SIZE, Encoder
 
 # MARGIN_SCALE, REWARD_MODES and terminal_rewards are the rules' (game.py); imported here for the old ``grinch_env.env`` names too.
 from grinch_env.grinch.game import MARGIN_SCALE, NUM_ACTIONS, REWARD_MODES, Game, IllegalActionError, terminal_rewards  # noqa: F401
 
-RENDER_MODES = ("ansi", "human")
 
-
-class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
+class raw_env(GameEnv):  # noqa: N801 - PettingZoo's naming convention
     metadata = {
         "render_modes": list(RENDER_MODES),
         "name": "grinch_grow_your_heart_v0",
         "is_parallelizable": False,
         "render_fps": 1,
     }
+    game_class = Game
 
     def __init__(
         self,
@@ -124,134 +122,16 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         render_mode: str | None = None,
     ) -> None:
         super().__init__()
-        if not isinstance(reward_mode, str) or reward_mode not in REWARD_MODES:
-            raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
-        if render_mode is not None and (not isinstance(render_mode, str) or render_mode not in RENDER_MODES):
-            raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
+        self._check_modes(reward_mode, render_mode, REWARD_MODES)
         # Validates num_players, first_grinch, num_rounds and bonus_layout with clear errors.
-        self._game = Game(num_players, bonus_layout=bonus_layout, first_grinch=first_grinch, num_rounds=num_rounds, rng=0)
-        self.num_players = self._game.num_players
-        self._options = dict(bonus_layout=self._game.layout, first_grinch=self._game.first_grinch, num_rounds=self._game.num_rounds)
-        self._encoder = Encoder()
-        self.reward_mode = reward_mode
-        self.render_mode = render_mode
-        self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
-        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
-        obs_space = spaces.Dict(
-            {
-                "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
-                "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
-            }
-        )
-        self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
-        self.agents: list[str] = []
-        self._seed_rng = np.random.default_rng()
-        self.game_seed: int | None = None
-        self.action_log: list[tuple[str, int]] = []
+        game = Game(num_players, bonus_layout=bonus_layout, first_grinch=first_grinch, num_rounds=num_rounds, rng=0)
+        options = dict(bonus_layout=game.layout, first_grinch=game.first_grinch, num_rounds=game.num_rounds)
+        self._setup(game, options, spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32), NUM_ACTIONS, Encoder(), reward_mode, render_mode)
 
-    def __getattr__(self, name: str) -> Any:
-        # Only reached when normal lookup fails: the per-game attributes that reset() creates, read before reset().
-        if name in _RESET_FIRST:
-            raise AttributeError(f"raw_env.{name} does not exist before reset(): call env.reset() (optionally with a seed) first")
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
-
-    # -------------------------------------------------------------- AEC API
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        if seed is not None:
-            self._seed_rng = np.random.default_rng(seed)
-        game_seed = None if options is None else options.get("game_seed")
-        if game_seed is None:
-            # Each game gets its own seed drawn from the seeded stream, so that
-            # reset(seed) then reset() gives a reproducible sequence of games,
-            # and game_seed alone reproduces the current game's deals.
-            game_seed = int(self._seed_rng.integers(2**63))
-        elif isinstance(game_seed, bool) or not isinstance(game_seed, (int, np.integer)) or game_seed < 0:
-            raise ValueError(f"options['game_seed'] must be an int >= 0 (a raw_env.game_seed), got {game_seed!r}")
-        self.game_seed = int(game_seed)
-        self._game = Game(self.num_players, rng=np.random.default_rng(self.game_seed), **self._options)
-        self.action_log = []
-        self.agents = self.possible_agents[:]
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.possible_agents[self._game.current]
-
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        return self._encoder.observe(self._game, self.agent_name_mapping[agent])
-
-    def step(self, action: int | None) -> None:
-        try:
-            agent = self.agent_selection
-        except AttributeError:  # set by reset(); a try costs nothing on the normal path
-            raise RuntimeError("raw_env.step() before reset(): call env.reset() (optionally with a seed) first") from None
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        self._step_alive(agent, action)
-
-    def _step_alive(self, agent: str, action: int) -> None:
-        """Apply ``agent``'s action (``agent`` is the agent to act and not terminated)."""
-        self._game.step(action)  # raises IllegalActionError naming the phase, the action and the legal actions
-        self._after_step(agent, action)
-
-    def _after_step(self, agent: str, action: int) -> None:
-        """Record ``agent``'s applied ``action``, then hand the turn on or end the game (ClassicWrapper inlines the usual case)."""
-        game = self._game
-        self.action_log.append((agent, action if type(action) is int else int(action)))
-        self._cumulative_rewards[agent] = 0.0
-        current = game.current
-        if current is None:
-            for a, r in zip(self.possible_agents, terminal_rewards(game.totals, self.reward_mode)):
-                self.rewards[a] = r
-                self.terminations[a] = True
-            self._accumulate_rewards()
-            self.agent_selection = agent
-        else:
-            # Rewards stay zero until the end, so there is nothing to accumulate here.
-            self.agent_selection = self.possible_agents[current]
-        if self.render_mode == "human":
-            self.render()
-
-    def render(self) -> str | None:
-        if self.render_mode is None:
-            import gymnasium
-
-            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
-            return None
-        text = self._game.render()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
-
-    def close(self) -> None:
-        pass
-
-    # ------------------------------------------------------------- extras
     @property
     def game(self) -> Game:
         """The rules engine's state (true state: hidden information included)."""
         return self._game
-
-    def game_state(self) -> dict[str, Any]:
-        """Return a JSON-serialisable snapshot of the true state (hidden cards included)."""
-        return self._game.state_dict()
-
-    def legal_actions(self, agent: str | None = None) -> list[int]:
-        """Return the legal actions of ``agent`` (default: the agent to act)."""
-        agent = self.agent_selection if agent is None else agent
-        if self._game.current != self.agent_name_mapping[agent]:
-            return []
-        return self._game.legal_actions()
 
 
 raw_env._fast_loop_class = raw_env  # ClassicWrapper runs this class (not a subclass) through its fast path

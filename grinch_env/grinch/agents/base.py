@@ -14,6 +14,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from grinch_env.agent_base import SeededAgent, check_mask
 from grinch_env.grinch import encoding as enc
 from grinch_env.grinch.cards import NUM_CARDS
 from grinch_env.grinch.game import MAX_PLAYERS, MAX_ROUNDS, NUM_ACTIONS, PHASE_DISCARD, PHASE_DONE, PHASE_DRAW, PHASE_SCORE
@@ -31,47 +32,20 @@ class Agent(Protocol):
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int: ...
 
 
-class BaseAgent:
-    """Common plumbing: a seeded generator, input checks and a default ``act_batch``."""
+class BaseAgent(SeededAgent):
+    """Common plumbing (:class:`grinch_env.agent_base.SeededAgent`) plus the bonus layout's scales."""
 
-    name = "base"
+    num_actions = NUM_ACTIONS
 
     def __init__(self, seed: int | None = None, bonus_layout="standard") -> None:
         self.layout = resolve_layout(bonus_layout)
         self.scales = enc.Scales(self.layout)
-        self.reset(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        """Start a new game; the same seed gives the same decisions."""
-        self.rng = np.random.default_rng(seed)
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        """Return a legal action for this observation."""
-        legal = legal_actions(action_mask)
-        if len(legal) == 1:
-            return int(legal[0])
-        return int(self._act(np.asarray(observation, dtype=np.float32), legal))
-
-    def _act(self, observation: np.ndarray, legal: np.ndarray) -> int:
-        raise NotImplementedError
-
-    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """Return ``int64[B]`` actions, one ``act`` per row."""
-        return np.array([self.act(o, m) for o, m in zip(observations, masks)], dtype=np.int64)
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(name={self.name!r})"
+        super().__init__(seed)
 
 
 def legal_actions(action_mask: np.ndarray) -> np.ndarray:
     """Return the legal actions of ``action_mask`` (sorted), raising ``ValueError`` when there is none."""
-    mask = np.asarray(action_mask)
-    if mask.shape != (NUM_ACTIONS,):
-        raise ValueError(f"action_mask must have shape ({NUM_ACTIONS},), got {mask.shape}")
-    legal = np.flatnonzero(mask)
-    if len(legal) == 0:
-        raise ValueError("action_mask has no legal action: an agent is only asked to act when it is its turn")
-    return legal
+    return check_mask(action_mask, NUM_ACTIONS)
 
 
 _PHASES = (PHASE_DISCARD, PHASE_DRAW, PHASE_SCORE)
