@@ -24,7 +24,7 @@ from typing import TextIO
 
 import numpy as np
 
-from grinch_env.agents import make_agent
+from grinch_env.agents import make_agent, split_specs
 from grinch_env.grinch.cards import RANK, SUIT, card_name, parse_card
 from grinch_env.grinch.encoding import action_mask, encode
 from grinch_env.grinch.game import (
@@ -228,7 +228,7 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
     parser.add_argument("--seat", type=int, default=0, help="your seat (default 0, the first Grinch)")
     args = parser.parse_args(argv)
     try:
-        play(args.players, [s.strip() for s in args.opponents.split(",") if s.strip()], args.seed, args.seat,
+        play(args.players, split_specs(args.opponents), args.seed, args.seat,
              stdin or sys.stdin, stdout or sys.stdout)
     except ValueError as exc:
         parser.error(str(exc))

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from grinch_env.agents import GreedyAgent, RandomAgent, decode, make_agent, parse_spec
+from grinch_env.agents import GreedyAgent, RandomAgent, decode, make_agent, parse_spec, split_specs
 from grinch_env.grinch.agents.expectimax import ExpectimaxAgent
 from grinch_env.grinch.agents.handeval import HandEvaluator
 from grinch_env.grinch.cards import parse_card
@@ -206,6 +206,15 @@ def test_make_agent_builds_named_agents_with_options():
     assert parse_spec("expectimax:samples=8, horizon_cards=6") == ("expectimax", {"samples": 8, "horizon_cards": 6})
     same = GreedyAgent()
     assert make_agent(same) is same
+
+
+def test_split_specs_keeps_each_specs_options_together():
+    assert split_specs("greedy, expectimax:samples=32,depth=2,random,,checkpoints/run1") == [
+        "greedy", "expectimax:samples=32,depth=2", "random", "checkpoints/run1"]
+    assert split_specs("search:samples=4,horizon=round,search:samples=2") == ["search:samples=4,horizon=round", "search:samples=2"]
+    # A key=value piece with no spec before it stays a spec of its own (and make_agent names it as unknown).
+    assert split_specs("samples=3,greedy") == ["samples=3", "greedy"]
+    assert split_specs("") == []
 
 
 def test_make_agent_rejects_bad_input(tmp_path):

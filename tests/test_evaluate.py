@@ -160,6 +160,11 @@ def test_report_files_and_cli(tmp_path, capsys):
     assert main(["--agents", "greedy,random", "--players", "2", "--games", "2", "--no-progress", "--out", str(tmp_path / "c")]) == 0
     out = capsys.readouterr().out
     assert "greedy" in out and "win rate" in out and (tmp_path / "c" / "results.json").exists()
+    # A spec with several options stays one agent: two seats, two agents.
+    assert main(["--agents", "expectimax:samples=2,horizon_cards=6,random", "--players", "2", "--games", "2", "--no-progress",
+                 "--out", str(tmp_path / "d")]) == 0
+    data = json.loads((tmp_path / "d" / "results.json").read_text())
+    assert list(data["per_agent"]) == ["expectimax:samples=2,horizon_cards=6", "random"]
 
 
 def test_league_rates_a_directory_of_checkpoints_with_the_baselines(tmp_path):

@@ -59,6 +59,24 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return name.strip(), options
 
 
+def split_specs(text: str) -> list[str]:
+    """Split a comma-separated line-up into agent specs, keeping each spec's ``key=value`` options with it.
+
+    ``"greedy,search:samples=16,horizon=round,random"`` gives
+    ``["greedy", "search:samples=16,horizon=round", "random"]``: a piece holding
+    ``=`` but no ``:`` continues the options of the spec before it.
+    """
+    specs: list[str] = []
+    for piece in (s.strip() for s in text.split(",")):
+        if not piece:
+            continue
+        if "=" in piece and ":" not in piece and specs and ":" in specs[-1]:
+            specs[-1] += "," + piece
+        else:
+            specs.append(piece)
+    return specs
+
+
 def make_agent(
     spec: str | Agent,
     seed: int | None = None,
@@ -140,5 +158,5 @@ def _supports(supported: Any, num_players: int) -> bool:
 
 __all__ = [
     "AGENT_CLASSES", "CHECKPOINT_LOADERS", "Agent", "BaseAgent", "ExpectimaxAgent", "GreedyAgent", "RandomAgent", "View",
-    "decode", "legal_actions", "make_agent", "parse_spec", "register_checkpoint_loader",
+    "decode", "legal_actions", "make_agent", "parse_spec", "register_checkpoint_loader", "split_specs",
 ]

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from grinch_env.agents import split_specs
 from grinch_env.evaluation.ratings import mean_interval, rate_games, wilson_interval
 from grinch_env.evaluation.report import repeated_names_note
 from grinch_env.evaluation.tournament import Table, build_agent, lineups, run_game, schedule
@@ -316,7 +317,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     spec = get_game(args.game)
-    specs = [s.strip() for s in args.agents.split(",") if s.strip()]
+    specs = split_specs(args.agents)
     try:
         if args.league:
             specs = league_specs(args.league) + specs

@@ -25,7 +25,7 @@ from typing import TextIO
 
 import numpy as np
 
-from grinch_env.agents import make_agent
+from grinch_env.agents import make_agent, split_specs
 from grinch_env.gnoming.cards import HAZARD, SHORT_NAMES
 from grinch_env.gnoming.encoding import action_mask, encode
 from grinch_env.gnoming.game import DISCARD_A, DISCARD_B, DRAW, MAX_PLAYERS, MIN_PLAYERS, PASS, TAKE_A, TAKE_B, Game
@@ -249,7 +249,7 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
     parser.add_argument("--seat", type=int, default=0, help="your seat (default 0, the first player)")
     args = parser.parse_args(argv)
     try:
-        play(args.players, [s.strip() for s in args.opponents.split(",") if s.strip()], args.seed, args.seat,
+        play(args.players, split_specs(args.opponents), args.seed, args.seat,
              stdin or sys.stdin, stdout or sys.stdout)
     except ValueError as exc:
         parser.error(str(exc))
