@@ -214,6 +214,8 @@ def test_split_specs_keeps_each_specs_options_together():
     assert split_specs("search:samples=4,horizon=round,search:samples=2") == ["search:samples=4,horizon=round", "search:samples=2"]
     # A key=value piece with no spec before it stays a spec of its own (and make_agent names it as unknown).
     assert split_specs("samples=3,greedy") == ["samples=3", "greedy"]
+    # A checkpoint path holding "=" is its own spec, not an option of the spec before it.
+    assert split_specs("search:samples=4,checkpoints/lr=1e-4") == ["search:samples=4", "checkpoints/lr=1e-4"]
     assert split_specs("") == []
 
 

@@ -63,14 +63,17 @@ def split_specs(text: str) -> list[str]:
     """Split a comma-separated line-up into agent specs, keeping each spec's ``key=value`` options with it.
 
     ``"greedy,search:samples=16,horizon=round,random"`` gives
-    ``["greedy", "search:samples=16,horizon=round", "random"]``: a piece holding
-    ``=`` but no ``:`` continues the options of the spec before it.
+    ``["greedy", "search:samples=16,horizon=round", "random"]``: a piece
+    ``key=value`` (``key`` a Python identifier, no ``:``) continues the options
+    of the spec before it; anything else, such as ``checkpoints/lr=1e-4``,
+    starts a new spec.
     """
     specs: list[str] = []
     for piece in (s.strip() for s in text.split(",")):
         if not piece:
             continue
-        if "=" in piece and ":" not in piece and specs and ":" in specs[-1]:
+        key, eq, _ = piece.partition("=")
+        if eq and key.strip().isidentifier() and ":" not in piece and specs and ":" in specs[-1]:
             specs[-1] += "," + piece
         else:
             specs.append(piece)
