@@ -35,6 +35,10 @@ _PROMPTS = {
                 "bounce": "bounce the turned-up card or stop", "discard": "choose a discard pile",
                 "hazard": "a Hazard was discarded: turn up a card or pass"},
 }
+_LEGENDS = {
+    "grinch": "> to act · ?? a card this view may not see · piles bottom to top · pad: Wreaths Noise Ornaments Presents Rainbow Match Run, . unused",
+    "gnoming": "* the viewer's layout · > to act · ?? face down · layouts are slots 0-8 row by row · [ ] the round scores",
+}
 _AUTOMATIC = {12: "discard onto pile A", 13: "discard onto pile B", 9: "draw", 14: "pass"}
 """Gnoming's forced moves that the engine plays by itself (``Game.auto_log``), as the play CLI names them."""
 
@@ -279,7 +283,8 @@ class Session:
             "totals": list(game.totals), "highest_total_wins": self.spec.highest_total_wins,
             "text": game.render(seat=viewer), "image": self._draw is not None, "version": self.position,
             "history": self.history[-HISTORY_SHOWN:], "history_start": max(0, len(self.history) - HISTORY_SHOWN) + 1, "moves": self.position, "legal": [],
-            "roles": [self._role(s) for s in range(n)], "hand": self._hand(viewer),
+            "roles": [self._role(s) for s in range(n)], "hand": self._hand(viewer), "table_note": self._table_note(viewer),
+            "legend": _LEGENDS.get(self.spec.name, ""),
         }
         if self.mode == "replay":
             state["length"] = len(self.replay_log)
@@ -294,6 +299,12 @@ class Session:
         else:
             state["banner"] = f"Seat {current} ({self.names[current]}) to act"
         return state
+
+    def _table_note(self, viewer: int | None) -> str:
+        hidden = "face-down cards are hidden from everyone" if self.spec.name == "gnoming" else None
+        if viewer is None:
+            return f"spectator view: {hidden or 'every hand shown'}"
+        return f"as seat {viewer} sees it: {hidden or 'cards hidden from this seat are ??'}"
 
     def _role(self, seat: int) -> str:
         if self.spec.name == "grinch":

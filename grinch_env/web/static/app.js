@@ -137,6 +137,9 @@ function show(v) {
   banner.textContent = v.banner;
   banner.className = "banner" + (v.done ? " over" : v.legal.length ? " yours" : "");
   document.body.dataset.done = v.done ? "1" : "0";
+  document.body.dataset.moves = String(v.moves);
+  document.body.dataset.session = v.id;
+  document.body.dataset.views = String(+(document.body.dataset.views || 0) + 1);  // lets a test wait for the next view
 
   // The human's moves: one button per legal action, nothing else is clickable.
   $("moves-box").classList.toggle("hidden", v.mode !== "play" || v.done);
@@ -162,7 +165,7 @@ function show(v) {
     stopLive();
     const view = $("view-seat");
     view.innerHTML = "";
-    view.add(new Option("everyone (all cards shown)", ""));
+    view.add(new Option("spectator (everything)", ""));
     for (let s = 0; s < v.num_players; s++) view.add(new Option(`seat ${s} (${v.names[s]})`, String(s)));
     $("download").href = `/api/s/${v.id}/log`;
   }
@@ -179,10 +182,12 @@ function show(v) {
     hand.appendChild(chip);
   }
 
-  $("table-title").textContent = v.viewer === null ? "Table \u2014 spectator view: every card shown" : `Table \u2014 as seat ${v.viewer} sees it (others' hidden cards are ??)`;
+  $("table-title").textContent = `Table \u2014 ${v.table_note}`;
   const img = $("table-img");
   img.classList.toggle("hidden", !v.image);
   $("table-text").classList.toggle("hidden", v.image);
+  $("legend").classList.toggle("hidden", v.image);
+  $("legend").textContent = v.legend;
   if (v.image) {
     const seat = v.viewer === null ? "" : `&seat=${v.viewer}`;
     img.src = `/api/s/${v.id}/table.png?v=${v.moves}${seat}`;
