@@ -2,6 +2,7 @@
 
 import io
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -241,3 +242,14 @@ def test_the_table_picture_is_the_games_draw_table_for_the_viewer(client, monkey
     view = post(client, "/api/watch", {"game": "gnoming", "players": 3, "agents": "random", "seed": 3})
     assert view["image"] is False and view["text"].startswith("Round 1/3")
     assert "has no picture of the table" in client.get(f"/api/s/{view['id']}/table.png").get_json()["error"]
+
+
+def test_watch_a_shipped_checkpoint_against_built_ins_and_refuse_one_of_the_other_game(client):
+    run = str(Path(__file__).resolve().parents[1] / "checkpoints" / "gnoming_finetune")
+    view = post(client, "/api/watch", {"game": "gnoming", "players": 3, "agents": f"{run},greedy", "seed": 5})
+    assert view["names"][0] == view["names"][2] == "gnoming_finetune/best" and view["names"][1] == "greedy"
+    for n in range(1, 6):
+        view = post(client, f"/api/s/{view['id']}/step", {})
+        assert view["moves"] == n
+    error = post(client, "/api/play", {"game": "grinch", "players": 2, "opponents": run}, 400)["error"]
+    assert error == f"checkpoint {run!r} plays Gnoming A Round (game 'gnoming'), not Grinch Grow Your Heart (game 'grinch')"
