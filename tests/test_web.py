@@ -191,6 +191,8 @@ def test_a_human_may_click_only_a_legal_action_on_its_own_turn(client):
     assert post(client, f"/api/s/{view['id']}/step", {"action": 0}, 400)["error"] == f"action 0 is not legal now; legal actions: {legal}"
     assert "is not legal now" in post(client, f"/api/s/{view['id']}/step", {"action": True}, 400)["error"]
     assert post(client, f"/api/s/{view['id']}/seek", {"position": 0}, 400)["error"] == "only a replay can move to a position"
+    early = client.get(f"/api/s/{view['id']}/log")  # its seed would show the hidden cards
+    assert early.status_code == 400 and early.get_json()["error"].startswith("the log of a game you play is ready when the game is over")
     assert client.get("/api/s/nope").status_code == 404
 
 

@@ -175,15 +175,15 @@ def test_watch_step_by_step_then_live(server, browser):
     fill(browser, {"watch-game": "grinch", "watch-players": "4", "watch-agents": "greedy,random,expectimax:samples=4",
                    "watch-options": "num_rounds=1", "watch-seed": "3"})
     submit(browser, "watch-start")
-    assert body(browser, "moves") == "0" and browser.find_element(By.ID, "banner").text == "Seat 1 (random) to act"
+    assert body(browser, "moves") == "0" and browser.find_element(By.ID, "banner").text == "Seat 1 (random) to act — press Step, or Live to let it run"
     for n in range(1, 12):
         submit(browser, "step")
         assert body(browser, "moves") == str(n)
     assert browser.find_element(By.ID, "table-title").text.lower() == "table — spectator view: every hand shown"
-    assert "??" not in browser.find_element(By.ID, "table-text").text
+    assert "??" not in browser.find_element(By.ID, "table-text").get_attribute("textContent")  # the text table, also behind a picture
     submit(browser, browser.find_element(By.CSS_SELECTOR, "#view-seat option[value='2']"))
     assert browser.find_element(By.ID, "table-title").text.lower() == "table — as seat 2 sees it: cards hidden from this seat are ??"
-    assert "??" in browser.find_element(By.ID, "table-text").text and len(browser.find_elements(By.CSS_SELECTOR, "#hand .chip")) == 4  # 2 dealt + 1 kept from each of its 2 turns
+    assert "??" in browser.find_element(By.ID, "table-text").get_attribute("textContent") and len(browser.find_elements(By.CSS_SELECTOR, "#hand .chip")) == 4  # 2 dealt + 1 kept from each of its 2 turns
     screenshot(browser, "web_watch")
     fill(browser, {"speed": "120"})
     browser.find_element(By.ID, "live").click()

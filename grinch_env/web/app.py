@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import threading
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
@@ -56,17 +57,20 @@ def create_app(checkpoints: str | os.PathLike = "checkpoints") -> Flask:
     """Return the app; ``checkpoints`` is the directory whose runs the page suggests as agents."""
     app = Flask(__name__, static_folder=None)
     sessions: OrderedDict[str, Session] = OrderedDict()
+    sessions_lock = threading.Lock()  # the server answers requests in threads
 
     def store(session: Session) -> Response:
         key = secrets.token_hex(8)
-        sessions[key] = session
-        while len(sessions) > MAX_SESSIONS:
-            sessions.popitem(last=False)
+        with sessions_lock:
+            sessions[key] = session
+            while len(sessions) > MAX_SESSIONS:
+                sessions.popitem(last=False)
         return reply(key, session)
 
     def get(key: str) -> Session:
         try:
-            return sessions[key]
+            with sessions_lock:
+                return sessions[key]
         except KeyError:
             raise NotFoundError(f"no game {key!r} here (the server keeps the latest {MAX_SESSIONS} games and forgets them on restart)") from None
 
@@ -155,6 +159,8 @@ def create_app(checkpoints: str | os.PathLike = "checkpoints") -> Flask:
     def log(key: str) -> Response:
         session = get(key)
         name = f"{session.spec.name}_{session.mode}_{key}.json"
-        return Response(session.log_json(), mimetype="application/json", headers={"Content-Disposition": f"attachment; filename={name}"})
+        with session.lock:
+            text = session.log_json()
+        return Response(text, mimetype="application/json", headers={"Content-Disposition": f"attachment; filename={name}"})
 
     return app

@@ -329,7 +329,13 @@ class Session:
         return f"Game over. Winner: {who} ({order} total wins)"
 
     def log_json(self) -> str:
-        """Return the game so far as a JSON log that :meth:`replay` (and :func:`grinch_env.aec.log_from_json`) reads."""
+        """Return the game so far as a JSON log that :meth:`replay` (and :func:`grinch_env.aec.log_from_json`) reads.
+
+        A played game gives its log only once it is over: the seed in it would
+        reveal every hidden card to the human seat.
+        """
+        if self.mode == "play" and not self.done:
+            raise ValueError("the log of a game you play is ready when the game is over (its seed would show every hidden card)")
         return json.dumps({"game": self.spec.name, "seed": self.seed, "game_seed": self.env.game_seed, "env_kwargs": self.env_kwargs,
                            "names": self.names, "log": [[a, int(x)] for a, x in self.env.action_log]})
 

@@ -134,7 +134,7 @@ function show(v) {
   $("game-title").textContent = `${v.title} \u2014 ${v.mode === "play" ? "you play seat " + v.human : v.mode === "watch" ? "watching agents" : "replaying a log"}`;
   $("round").textContent = `round ${v.round} of ${v.num_rounds} \u00b7 ${v.moves} moves`;
   const banner = $("banner");
-  banner.textContent = v.banner;
+  banner.textContent = v.banner + (v.mode !== "play" && !atEnd(v) ? " \u2014 press Step, or Live to let it run" : "");
   banner.className = "banner" + (v.done ? " over" : v.legal.length ? " yours" : "");
   document.body.dataset.done = v.done ? "1" : "0";
   document.body.dataset.moves = String(v.moves);
@@ -191,9 +191,10 @@ function show(v) {
   if (v.image) {
     const seat = v.viewer === null ? "" : `&seat=${v.viewer}`;
     img.src = `/api/s/${v.id}/table.png?v=${v.moves}${seat}`;
-  } else {
-    $("table-text").textContent = v.text;
   }
+  $("table-text").textContent = v.text;  // also behind the picture, for screen readers and tests
+  img.alt = v.text;
+  $("download").classList.toggle("hidden", v.mode === "play" && !v.done);  // a played game's log (and seed) once it is over
 
   drawScores(v);
   const history = $("history");
