@@ -255,3 +255,34 @@ def test_watch_a_shipped_checkpoint_against_built_ins_and_refuse_one_of_the_othe
         assert view["moves"] == n
     error = post(client, "/api/play", {"game": "grinch", "players": 2, "opponents": run}, 400)["error"]
     assert error == f"checkpoint {run!r} plays Gnoming A Round (game 'gnoming'), not Grinch Grow Your Heart (game 'grinch')"
+
+
+def test_the_page_marks_what_happened_since_the_human_clicked(client):
+    view = post(client, "/api/play", {"game": "grinch", "players": 3, "seat": 1, "opponents": "random", "seed": 2, "options": "num_rounds=1"})
+    assert view["fresh"] == 1 and len(view["history"]) == 0  # seat 1 is the first Who: nobody has moved yet
+    view = post(client, f"/api/s/{view['id']}/step", {"action": view["legal"][0]["action"]})
+    # The human's discard, the next Who's (seat 2), then the Grinch's 3 moves and seat 1's two automatic draws ("you drew").
+    assert view["fresh"] == 1 and [h.split(" ")[:3] for h in view["history"]][:2] == [["seat", "1", "(you)"], ["seat", "2", "(random)"]]
+    before = len(view["history"])
+    view = post(client, f"/api/s/{view['id']}/step", {"action": view["legal"][0]["action"]})
+    assert view["fresh"] == before + 1 and view["history"][before].startswith("seat 1 (you) discards ")
+
+
+def test_env_settings_are_not_game_options(client):
+    error = post(client, "/api/watch", {"game": "grinch", "players": 2, "agents": "random", "options": "render_mode=human"}, 400)["error"]
+    assert error == "render_mode is an env setting, not a game option: the page shows the game and its final scores"
+
+
+def test_the_command_refuses_a_port_in_use_with_a_clear_message(capsys):
+    import socket
+
+    from grinch_env.web import main
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(SystemExit) as exit_info:
+            main(["--port", str(port)])
+    assert exit_info.value.code == 1  # Werkzeug's own message
+    assert f"Port {port} is in use by another program. Either identify and stop that program, or start the server with a different port." in capsys.readouterr().err

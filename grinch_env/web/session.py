@@ -158,6 +158,7 @@ class Session:
         self.history: list[str] = []
         self.private: list[str] = []  # what only the human seat learns (its own draws), shown with the history
         self.position = 0
+        self.fresh = 0
         self._round = self.env.game.round
         self._round_start = list(self.env.game.totals)
         if self.mode == "play":
@@ -176,6 +177,7 @@ class Session:
         """Move on one action: the human's ``action`` (then the agents until the human is to act again), or the next agent's or log entry's."""
         if self.done:
             raise ValueError("the game is over: start a new one")
+        self.fresh = len(self.history)  # the page marks what happened since this click
         if self.mode == "play":
             if self.game.current != self.human:
                 raise ValueError(f"it is seat {self.game.current}'s turn, not yours")
@@ -282,7 +284,8 @@ class Session:
             "round": min(game.round + 1, game.num_rounds), "num_rounds": game.num_rounds,
             "totals": list(game.totals), "highest_total_wins": self.spec.highest_total_wins,
             "text": game.render(seat=viewer), "image": self._draw is not None, "version": self.position,
-            "history": self.history[-HISTORY_SHOWN:], "history_start": max(0, len(self.history) - HISTORY_SHOWN) + 1, "moves": self.position, "legal": [],
+            "history": self.history[-HISTORY_SHOWN:], "history_start": max(0, len(self.history) - HISTORY_SHOWN) + 1,
+            "fresh": self.fresh + 1, "moves": self.position, "legal": [],
             "roles": [self._role(s) for s in range(n)], "hand": self._hand(viewer), "table_note": self._table_note(viewer),
             "legend": _LEGENDS.get(self.spec.name, ""),
         }
@@ -346,6 +349,9 @@ def _table(game: Any, num_players: Any, options: Any, seed: Any) -> tuple[GameSp
     kwargs = parse_options(options)
     if "num_players" in kwargs:
         raise ValueError("give the table size as players, not as a game option")
+    for key in ("reward_mode", "render_mode"):
+        if key in kwargs:
+            raise ValueError(f"{key} is an env setting, not a game option: the page shows the game and its final scores")
     kwargs = {"num_players": n, **kwargs}
     try:
         spec.raw_env(**kwargs)

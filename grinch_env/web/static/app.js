@@ -200,13 +200,14 @@ function show(v) {
   const history = $("history");
   history.innerHTML = "";
   history.start = v.history_start;
-  for (const line of v.history) {
+  v.history.forEach((line, i) => {
     const li = document.createElement("li");
     li.textContent = line;
-    if (line.startsWith("round ")) li.className = "round-end";
-    else if (line.startsWith("you drew")) li.className = "private";
+    if (v.history_start + i >= v.fresh) li.classList.add("fresh");  // what the last click brought
+    if (line.startsWith("round ")) li.classList.add("round-end");
+    else if (line.startsWith("you drew")) li.classList.add("private");
     history.appendChild(li);
-  }
+  });
   history.scrollTop = history.scrollHeight;
 }
 
