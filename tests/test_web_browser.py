@@ -21,9 +21,8 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from grinch_env.aec import log_to_json
+from grinch_env.aec import log_to_json, replay_log
 from grinch_env.games import get_game
-from grinch_env.grinch.replay import play_log as grinch_play_log
 
 IMAGES = Path(__file__).resolve().parents[1] / "docs" / "images"
 VIEWPORT = (1400, 900)
@@ -147,7 +146,7 @@ def test_play_grinch_by_clicking_to_the_final_scores(server, browser):
     clicks = click_moves(browser, lambda turn, buttons: buttons[-1] if turn < 6 else buttons[0], shot_at=4, shot="web_play_grinch")
     assert clicks == 10  # the Grinch's round: 3 turns of 2 draws and a discard, then one score
     log = json.loads(urllib.request.urlopen(f"{server}api/s/{key}/log").read())
-    final = grinch_play_log(log["seed"], [tuple(e) for e in log["log"]], **log["env_kwargs"]).game
+    final = replay_log(get_game("grinch").raw_env, log["seed"], [tuple(e) for e in log["log"]], **log["env_kwargs"]).game
     assert scores(browser) == final.totals
     banner = browser.find_element(By.ID, "banner").text
     assert banner.endswith("(highest total wins)") and ("win" in banner if 0 in final.winners() else "Winner: seat" in banner)

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from grinch_env.web._imports import DEFAULT_GAME, GAMES, GameSpec, build_agent, draw_table, get_game, play_module, split_specs
+from grinch_env.web._imports import DEFAULT_GAME, GAMES, GameSpec, build_agent, card_name, draw_table, get_game, play_module, split_specs
 
 MODES = ("watch", "play", "replay")
 HISTORY_SHOWN = 60
@@ -248,9 +248,7 @@ class Session:
         return list(hands[self.human]) if self.human is not None and hands is not None else []
 
     def _card_name(self, card: int) -> str:
-        from grinch_env.grinch.cards import card_name
-
-        return card_name(card)
+        return card_name(card)  # only Grinch has hidden hands
 
     # ------------------------------------------------------------ showing
     def viewer(self, seat: Any = None) -> int | None:
