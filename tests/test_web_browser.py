@@ -160,6 +160,9 @@ def test_play_gnoming_by_clicking_to_the_final_scores(server, browser):
                    "play-options": "max_turns_per_player=10", "play-seed": "4"})
     submit(browser, "play-start")
     assert browser.find_element(By.ID, "banner").text == "Your turn: turn up one of your cards"
+    legal = api(server, f"/api/s/{body(browser, 'session')}")["legal"]
+    assert [b.text for b in browser.find_elements(By.CSS_SELECTOR, "#moves button.move")] == [m["label"] for m in legal]
+    assert [m["label"] for m in legal] == [f"turn up slot {k}" for k in range(9)]  # the set-up: every card is still face down
     clicks = click_moves(browser, lambda turn, buttons: buttons[turn % len(buttons)], shot_at=9, shot="web_play_gnoming")
     key = body(browser, "session")
     log = json.loads(urllib.request.urlopen(f"{server}api/s/{key}/log").read())
