@@ -148,7 +148,13 @@ function show(v) {
   for (const m of v.legal) {
     const b = document.createElement("button");
     b.className = "move"; b.textContent = m.label; b.dataset.action = m.action;
-    b.addEventListener("click", () => run(() => step(m.action)));
+    b.addEventListener("click", () => {
+      // One click per turn: the agents may think a while before the next view comes back.
+      moves.querySelectorAll("button").forEach((other) => { other.disabled = true; });
+      $("banner").textContent = "The agents are playing\u2026";
+      $("banner").className = "banner";
+      run(() => step(m.action)).then(() => { if (moves.contains(b)) show(current); });  // refused: the same view again, with the error above
+    });
     moves.appendChild(b);
   }
 
