@@ -143,6 +143,6 @@ def test_wrapper_opponents_are_agent_specs_of_its_game():
 
 def test_the_old_import_path_of_the_grinch_wrapper_still_works():
     from grinch_env.grinch.gym_env import GrinchGymEnv
-    from grinch_env.gym_env import GrinchGymEnv as old
+    from grinch_env.gym_env import GrinchGymEnv as OldPath
 
-    assert old is GrinchGymEnv and issubclass(GrinchGymEnv, GameGymEnv) and grinch_env.ENV_VERSION
+    assert OldPath is GrinchGymEnv and issubclass(GrinchGymEnv, GameGymEnv) and grinch_env.ENV_VERSION

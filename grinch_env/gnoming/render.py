@@ -69,6 +69,12 @@ SEATS_RIGHT = 1080  # seat panels left of this; piles and scores right of it
 SIDE_X = SEATS_RIGHT + 14
 PILE_SHOWN = 12  # a discard pile's top cards drawn (fanned; the rest is counted)
 
+LEGEND = (
+    "orange cards add their points, green ones subtract;",
+    "H Hazard: +10, never matches; M Mulligan: wild.",
+    "slots: row 0..2 top to bottom, col 0..2 left to right;",
+    "blue frame: a slot filled this turn.",
+)
 _ACTION_WORDS = {9: "DRAW from the draw pile", 10: "TAKE the top of pile A", 11: "TAKE the top of pile B",
                  12: "DISCARD onto pile A", 13: "DISCARD onto pile B", 14: "PASS"}
 
@@ -202,7 +208,10 @@ def draw_table(game: Game, seat: int | None = None, last_action: str | None = No
             for p in range(n)]
     best = min(game.totals) if done else None
     active_row = game.current if not done else next(p for p in range(n) if game.totals[p] == best)
-    draw_table_grid(draw, SIDE_X, y, headers, rows, [96, 50, 50, 50, WIDTH - 10 - SIDE_X - 246], active_row=active_row)
+    y += draw_table_grid(draw, SIDE_X, y, headers, rows, [96, 50, 50, 50, WIDTH - 10 - SIDE_X - 246], active_row=active_row) + 14
+    for line in LEGEND:
+        text(draw, (SIDE_X, y), line, 13, fill=MUTED)
+        y += 18
     return to_array(image)
 
 

@@ -48,6 +48,7 @@ from grinch_env.rendering import (
     font,
     panel,
     text,
+    text_width,
     to_array,
     view_banner,
 )
@@ -75,7 +76,7 @@ def card_face(game: Game, card: int) -> CardFace:
     footer = ""
     if bonus is not None:
         letter = SUIT_LETTERS[bonus.suit]
-        footer = f"+{bonus.points} any {letter}" if bonus.count == 1 else f"+{bonus.points} {bonus.count}x {letter}"
+        footer = f"+{bonus.points} if {bonus.count} {letter}"  # the bonus holds with at least that many cards of that suit
     return CardFace(str(RANK[card]), SUIT_COLORS[suit], SUIT_NAMES[suit], SUIT_ICONS[suit], footer)
 
 
@@ -149,7 +150,8 @@ def draw_table(game: Game, seat: int | None = None, last_action: str | None = No
     for k, name in enumerate(ROW_NAMES):
         color = SUIT_COLORS[k] if k < 4 else (250, 248, 238)
         draw.rounded_rectangle((x + 2, y, x + PAD_COLUMN - 2, y + 22), radius=5, fill=color if k < 4 else (70, 70, 70))
-        draw.text((x + PAD_COLUMN / 2, y + 11), fit_text(name, PAD_COLUMN - 4, 12), font=font(12), fill=LIGHT, anchor="mm")
+        size = 11 if text_width(name, 11) <= PAD_COLUMN - 6 else 10  # "Ornaments" in the smaller size
+        draw.text((x + PAD_COLUMN / 2, y + 11), fit_text(name, PAD_COLUMN - 2, size), font=font(size), fill=LIGHT, anchor="mm")
         x += PAD_COLUMN
     draw.rounded_rectangle((x + 2, y, x + PAD_TOTAL - 2, y + 22), radius=5, fill=(20, 20, 20))
     draw.text((x + PAD_TOTAL / 2, y + 11), "total", font=font(13), fill=LIGHT, anchor="mm")
