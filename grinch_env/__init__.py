@@ -18,7 +18,7 @@ from grinch_env import _aliases
 
 # Every module that moved into grinch_env/grinch/ keeps its old import path.
 _aliases.install(
-    {f"grinch_env.{m}": f"grinch_env.grinch.{m}" for m in ("cards", "scoring", "game", "encoding", "env", "vector", "_vector_numba", "_vector_reference", "replay", "gym_env")}
+    {f"grinch_env.{m}": f"grinch_env.grinch.{m}" for m in ("cards", "scoring", "game", "encoding", "env", "vector", "_vector_numba", "_vector_reference", "replay")}
     | {f"grinch_env.agents.{m}": f"grinch_env.grinch.agents.{m}" for m in ("base", "simple", "expectimax", "handeval")}
 )
 
@@ -47,11 +47,10 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'grinch_env' has no attribute {name!r}")
 
 
-# Gymnasium single-agent wrapper (grinch_env/grinch/gym_env.py); the guard keeps re-imports from re-registering.
-import gymnasium as _gymnasium  # noqa: E402
+# Both games in PettingZoo's registry (grinch_env/grinch-v0, grinch_env/gnoming-v0) and Gymnasium's (grinch_env/registry.py).
+from grinch_env.registry import register_envs as _register_envs  # noqa: E402
 
-if "grinch_env/GrinchGrowYourHeart-v0" not in _gymnasium.registry:
-    _gymnasium.register(id="grinch_env/GrinchGrowYourHeart-v0", entry_point="grinch_env.grinch.gym_env:GrinchGymEnv")
+_register_envs()
 
 __all__ = [
     "ENV_VERSION", "GAMES", "NUM_ACTIONS", "OBS_SIZE", "Game", "IllegalActionError", "VectorGnoming", "VectorGrinch", "__version__",

@@ -1,9 +1,10 @@
-"""``python -m grinch_env``: play and print one seeded game between random agents.
+"""``python -m grinch_env``: play and print one seeded game between random agents (or ``--agents``), optionally as a video.
 
 Example::
 
     python -m grinch_env --players 4 --seed 7
     python -m grinch_env --game gnoming --players 5 --seed 7
+    python -m grinch_env --players 4 --agents checkpoints/selfplay_mixed,greedy --video grinch.mp4
 
 Prints every move as ``python -m grinch_env.play`` describes it, with every
 hand shown (the deal, each Who's two automatic draws, the Grinch's draws and
@@ -37,11 +38,60 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--first-grinch", type=int, default=0, help="seat of the first Grinch (default 0)")
     parser.add_argument("--num-rounds", type=int, default=None, help="rounds to play (default: the rules' number)")
     parser.add_argument("--reward-mode", default="win", choices=REWARD_MODES, help="terminal reward (default win)")
+    parser.add_argument("--agents", default=None, help="comma-separated agent specs by seat, repeated to fill the table (random, greedy, "
+                        "expectimax:samples=N, search, a checkpoint such as checkpoints/gnoming_finetune; default: random moves)")
+    parser.add_argument("--video", default=None, metavar="PATH", help="also write a video of the game (.mp4 or .gif; needs grinch_env[render])")
+    parser.add_argument("--video-seat", type=int, default=None, help="the video shows this seat's view (default: the spectator's, every card)")
+    parser.add_argument("--video-seconds", type=float, default=30.0, help="the game's length in the video (default 30; the final table is held 3 s more)")
     args = parser.parse_args(argv)
     spec = get_game(args.game)
     if args.players not in spec.player_counts():
         parser.error(f"argument --players: {args.players} is not a table size of {spec.title}: choose from {spec.min_players}..{spec.max_players}")
+    try:
+        if args.video is not None:
+            from grinch_env.video import check_video_path, fps_for
+
+            check_video_path(args.video)
+            fps_for(1, args.video_seconds)
+            if args.video_seat is not None and not 0 <= args.video_seat < args.players:
+                raise ValueError(f"--video-seat must be a seat in 0..{args.players - 1}, got {args.video_seat}")
+        args.agent_specs = _agent_specs(args.agents, args.players)
+    except ValueError as err:
+        parser.error(str(err))
     return args
+
+
+def _agent_specs(text: str | None, num_players: int) -> list[str] | None:
+    """Return one agent spec per seat from ``--agents`` (repeated in order to fill the table), or ``None`` for random moves."""
+    if text is None:
+        return None
+    from grinch_env.agents import split_specs
+
+    specs = split_specs(text)
+    if not specs:
+        raise ValueError("--agents needs at least one agent spec, e.g. --agents greedy,random")
+    if len(specs) > num_players:
+        raise ValueError(f"--agents gives {len(specs)} agents for a {num_players}-player table")
+    return [specs[p % len(specs)] for p in range(num_players)]
+
+
+def _build_agents(specs: list[str], seed: int, game: str, **game_options: object) -> list[object]:
+    """Return the agents of ``specs`` by seat, seat ``p`` reset with the ``p``-th number of ``SeedSequence(seed)``."""
+    from grinch_env.agents import make_agent
+
+    seeds = np.random.SeedSequence(seed).generate_state(len(specs))
+    try:
+        return [make_agent(spec, seed=int(seeds[p]), num_players=len(specs), game=game, game_options=game_options) for p, spec in enumerate(specs)]
+    except ValueError as err:
+        raise SystemExit(f"python -m grinch_env: error: {err}") from None
+
+
+def _write_video(args: argparse.Namespace, game_seed: int, decisions: list[tuple[int, int]], **game_options: object) -> None:
+    """Write the ``--video`` of the game just printed and say where it is."""
+    from grinch_env.video import write_game_video
+
+    frames, fps = write_game_video(args.video, args.game, args.players, game_seed, decisions, args.video_seat, args.video_seconds, game_options)
+    print(f"\nwrote {args.video}: {frames} frames at {fps:g} fps ({frames / fps:.1f} s)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -64,7 +114,9 @@ def main(argv: list[str] | None = None) -> int:
     rng = np.random.default_rng(args.seed)
     game = env.game
     n = game.num_players
-    print(f"Grinch Grow Your Heart: {n} players, {game.num_rounds} rounds, seed {args.seed}, random agents (every hand shown)")
+    agents = None if args.agent_specs is None else _build_agents(args.agent_specs, args.seed, "grinch", bonus_layout=args.bonus_layout)
+    players = "random agents" if agents is None else "agents " + ", ".join(f"seat {p} {a.name}" for p, a in enumerate(agents))
+    print(f"Grinch Grow Your Heart: {n} players, {game.num_rounds} rounds, seed {args.seed}, {players} (every hand shown)")
     shown = (-1, None)  # the (round, turn) announced last
     held: list[list[int]] = []  # each hand after its owner's last move, to announce a Who's automatic draws
     rewards: dict[str, float] = {}
@@ -82,8 +134,8 @@ def main(argv: list[str] | None = None) -> int:
             shown = (game.round, game.turn)
             print("-- scoring --" if game.phase == PHASE_SCORE else f"-- turn {game.turn} --")
         legal = np.flatnonzero(obs["action_mask"])
-        action = int(legal[rng.integers(len(legal))])
         p = env.agent_name_mapping[agent]
+        action = int(legal[rng.integers(len(legal))]) if agents is None else int(agents[p].act(obs["observation"], obs["action_mask"]))
         new = [c for c in game.hands[p] if c not in held[p]]
         if game.phase == PHASE_DISCARD and p != game.grinch and new:
             print(f"  seat {p} (Who) draws {_cards(new)} from the draw pile")
@@ -102,6 +154,9 @@ def main(argv: list[str] | None = None) -> int:
     winners = game.winners()
     print("winner" + ("s" if len(winners) > 1 else "") + ": " + ", ".join(env.possible_agents[w] for w in winners))
     print("rewards: " + ", ".join(f"{a} {rewards[a]:+.3f}" for a in env.possible_agents))
+    if args.video is not None:
+        decisions = [(env.agent_name_mapping[a], x) for a, x in env.action_log]
+        _write_video(args, env.game_seed, decisions, bonus_layout=args.bonus_layout, first_grinch=args.first_grinch, num_rounds=args.num_rounds)
     return 0
 
 
@@ -130,8 +185,30 @@ def _watch_gnoming(args: argparse.Namespace) -> int:
 
     if args.players not in range(3, 8):
         raise SystemExit(f"python -m grinch_env: error: Gnoming A Round is played by 3..7 players, got {args.players}")
-    play(args.players, ["random"], args.seed, None, sys.stdin, sys.stdout)
+    specs = args.agent_specs or ["random"]
+    game = play(args.players, specs, args.seed, None, sys.stdin, sys.stdout)
+    if args.video is not None:
+        from grinch_env.video import play_recorded
+
+        n = args.players
+        # The same agents and seeds as play()'s watch mode: its loop index i seats specs[(i - 1) % len] at (i - 1) % n,
+        # reset with the seat's number of SeedSequence(seed), as _build_agents does.
+        by_seat = {(i - 1) % n: specs[(i - 1) % len(specs)] for i in range(n)}
+        agents = _build_agents([by_seat[p] for p in range(n)], args.seed, "gnoming")
+        decisions = play_recorded("gnoming", n, agents, args.seed)
+        _write_video(args, args.seed, decisions)
+        if game.totals != _replayed_totals(n, args.seed, decisions):
+            raise SystemExit("python -m grinch_env: error: the video's game differs from the printed one (an agent that is not deterministic?)")
     return 0
+
+
+def _replayed_totals(num_players: int, seed: int, decisions: list[tuple[int, int]]) -> list[int]:
+    from grinch_env.gnoming.game import Game as GnomingGame
+
+    game = GnomingGame(num_players, rng=seed)
+    for _, action in decisions:
+        game.step(action)
+    return list(game.totals)
 
 
 if __name__ == "__main__":

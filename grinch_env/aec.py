@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
+from importlib import import_module
 from typing import Any
 
 import numpy as np
@@ -46,7 +47,9 @@ def _forward(name: str) -> property:
     return property(get, doc=f"The wrapped environment's ``{name}`` (an AttributeError before reset).")
 
 
-RENDER_MODES = ("ansi", "human")
+# PettingZoo classic's modes: "human" opens a pygame window, "rgb_array" returns uint8[H, W, 3] (the game's
+# render.draw_table), and "ansi" returns the table as text.
+RENDER_MODES = ("ansi", "human", "rgb_array")
 
 
 class GameEnv(AECEnv):
@@ -120,6 +123,8 @@ class GameEnv(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
         self.agent_selection = self.possible_agents[self._game.current]
+        if self.render_mode == "human":
+            self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         return self._encoder.observe(self._game, self.agent_name_mapping[agent])
@@ -157,20 +162,52 @@ class GameEnv(AECEnv):
         if self.render_mode == "human":
             self.render()
 
-    def render(self) -> str | None:
+    # --------------------------------------------------------------- render
+    render_module: str = ""
+    """The game's picture module (``"grinch_env.<game>.render"``: ``draw_table``, ``action_text``), imported on first use."""
+    render_seat: int | None = None
+
+    def _set_render_seat(self, render_seat: Any) -> None:
+        """Set whose view ``render()`` draws: ``None`` (the spectator, every card shown) or a seat."""
+        from grinch_env.rendering import check_seat
+
+        self.render_seat = check_seat(render_seat, self.num_players)
+        self._window = None
+
+    def last_action_text(self) -> str | None:
+        """Return the last logged action in words (``"player_1: discard W3'"``), or ``None`` before the first."""
+        if not self.action_log:
+            return None
+        agent, action = self.action_log[-1]
+        return import_module(self.render_module).action_text(self.num_players, self.agent_name_mapping[agent], action)
+
+    def render(self) -> str | np.ndarray | None:
+        """Return the table as text (``"ansi"``) or ``uint8[H, W, 3]`` (``"rgb_array"``), or show it in a window (``"human"``).
+
+        The picture is ``render_seat``'s view (``None``: the spectator's).
+        """
         if self.render_mode is None:
             import gymnasium
 
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
-        text = self._game.render()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        if self.render_mode == "ansi":
+            return self._game.render(seat=self.render_seat)
+        frame = import_module(self.render_module).draw_table(self._game, self.render_seat, self.last_action_text())
+        if self.render_mode == "rgb_array":
+            return frame
+        if getattr(self, "_window", None) is None:
+            from grinch_env.rendering import HumanWindow
+
+            self._window = HumanWindow(self.metadata["name"], self.metadata["render_fps"])
+        self._window.show(frame)
+        return None
 
     def close(self) -> None:
-        pass
+        window = getattr(self, "_window", None)
+        if window is not None:
+            window.close()
+            self._window = None
 
     # ------------------------------------------------------------- extras
     @property

@@ -61,7 +61,7 @@ def test_pettingzoo_api_and_seed_tests(n):
 def test_spaces_agents_and_metadata():
     e = grinch_env.env(num_players=5)
     assert e.possible_agents == [f"player_{i}" for i in range(5)]
-    assert e.metadata["name"] == "grinch_grow_your_heart_v0" and set(e.metadata["render_modes"]) == {"ansi", "human"}
+    assert e.metadata["name"] == "grinch_grow_your_heart_v0" and set(e.metadata["render_modes"]) == {"ansi", "human", "rgb_array"}
     assert str(e) == "grinch_grow_your_heart_v0"
     assert isinstance(e.unwrapped, raw_env)
     for agent in e.possible_agents:
@@ -87,7 +87,8 @@ def test_spaces_agents_and_metadata():
         ({"first_grinch": 4}, "first_grinch must be a seat in 0..3 for 4 players"),
         ({"num_rounds": 9}, "num_rounds must be an int in 1..6"),
         ({"reward_mode": "score"}, r"reward_mode must be one of \('win', 'margin'\)"),
-        ({"render_mode": "rgb_array"}, r"render_mode must be None or one of \('ansi', 'human'\)"),
+        ({"render_mode": "rgb"}, r"render_mode must be None or one of \('ansi', 'human', 'rgb_array'\)"),
+        ({"render_seat": 4}, r"render_seat must be None \(the spectator, who sees every card\) or a seat in 0..3, got 4"),
     ],
 )
 def test_bad_options_raise_value_error(kwargs, message):
@@ -184,13 +185,14 @@ def test_render_modes(capsys):
     text = e.render()
     assert text.startswith("Round 1/6  turn 1  phase discard  Grinch: seat 0  to act: 1")
     assert text.count("\n") == 2 and ">seat 1 Who" in text
-    h = grinch_env.env(num_players=2, render_mode="human")
-    h.reset(seed=0)
-    assert h.render() is None
-    assert capsys.readouterr().out.startswith("Round 1/6")
-    obs, *_ = h.last()
-    h.step(int(np.flatnonzero(obs["action_mask"])[0]))  # human mode prints after every step
-    assert "seat 0 Grinch" in capsys.readouterr().out
+    seat_text = grinch_env.env(num_players=2, render_mode="ansi", render_seat=0)
+    seat_text.reset(seed=0)
+    assert seat_text.render().count("??") == 4  # seat 1's four cards (two dealt, two drawn), hidden from seat 0
+    picture = grinch_env.env(num_players=2, render_mode="rgb_array")
+    picture.reset(seed=0)
+    frame = picture.render()
+    assert frame.shape == (400, 1408, 3) and frame.dtype == np.uint8
+    # "human" shows the picture in a pygame window (tests/test_render.py) and prints nothing.
     quiet = grinch_env.env(num_players=2)
     quiet.reset(seed=0)
     with pytest.warns(UserWarning, match="without specifying any render mode"):

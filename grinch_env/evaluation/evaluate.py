@@ -310,7 +310,36 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--bonus-layout", default="standard", choices=["standard", "none"], help="bonus card layout (grinch only)")
     parser.add_argument("--out", default=None, help="directory for results.json, table.txt and plots")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.add_argument("--video", default=None, metavar="PATH", help="also write a video (.mp4 or .gif) of one game of the tournament "
+                        "(needs grinch_env[render])")
+    parser.add_argument("--video-game", type=int, default=0, help="index of the game the video shows (default 0, the first)")
+    parser.add_argument("--video-seat", type=int, default=None, help="the video shows this seat's view (default: the spectator's)")
+    parser.add_argument("--video-seconds", type=float, default=30.0, help="the game's length in the video in seconds (default 30)")
     return parser
+
+
+def write_tournament_video(result: EvalResult, specs: Sequence[Any], index: int, path: str, seat: int | None = None,
+                           seconds: float = 30.0, game_options: dict[str, Any] | None = None) -> tuple[int, float]:
+    """Play game ``index`` of ``result``'s tournament again (same line-up, deal and agent seeds), write its video; return ``(frames, fps)``.
+
+    Raises ``ValueError`` if the replayed game does not end as the recorded one (an agent that is not deterministic).
+    """
+    from grinch_env.evaluation.tournament import agent_seed
+    from grinch_env.video import play_recorded, write_game_video
+
+    if not 0 <= index < result.num_games:
+        raise ValueError(f"--video-game must be a game index in 0..{result.num_games - 1}, got {index}")
+    n, options = result.num_players, dict(game_options or {})
+    deal, lineup = schedule(len(specs), n, result.num_games, result.seed)[index]
+    table = Table(specs, n, result.game, options)
+    agents = [table.agent(a, s) for s, a in enumerate(lineup)]
+    decisions = play_recorded(result.game, n, agents, deal, [agent_seed(result.seed, index, s) for s in range(n)], **options)
+    state = get_game(result.game).new_game(n, deal, **options)
+    for _, action in decisions:
+        state.step(action)
+    if list(state.totals) != result.games[index]["totals"]:
+        raise ValueError(f"game {index} replayed to totals {state.totals}, not the tournament's {result.games[index]['totals']}")
+    return write_game_video(path, result.game, n, deal, decisions, seat, seconds, options)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -326,6 +355,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.bonus_layout != "standard" and spec.name != "grinch":
             raise ValueError(f"--bonus-layout is a Grinch option; {spec.title} has no bonus cards")
         players = spec.default_players if args.players is None else args.players
+        if args.video is not None:
+            from grinch_env.video import check_video_path, fps_for
+
+            check_video_path(args.video)
+            fps_for(1, args.video_seconds)
+            if not 0 <= args.video_game < args.games:
+                raise ValueError(f"--video-game must be a game index in 0..{args.games - 1}, got {args.video_game}")
+            if args.video_seat is not None and not 0 <= args.video_seat < players:
+                raise ValueError(f"--video-seat must be a seat in 0..{players - 1}, got {args.video_seat}")
         result = evaluate(specs, players, args.games, seed=args.seed, processes=args.processes,
                           progress=not args.no_progress, bonus_layout=args.bonus_layout, game=spec.name)
     except ValueError as exc:
@@ -334,6 +372,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.out:
         write_report(result, args.out)
         print(f"\nwrote {args.out}/results.json, table.txt and plots")
+    if args.video is not None:
+        options = {"bonus_layout": args.bonus_layout} if spec.name == "grinch" and args.bonus_layout != "standard" else {}
+        frames, fps = write_tournament_video(result, specs, args.video_game, args.video, args.video_seat, args.video_seconds, options)
+        lineup = result.games[args.video_game]["lineup"]
+        print(f"\nwrote {args.video}: game {args.video_game} ({', '.join(result.agents[a] for a in lineup)}), {frames} frames at {fps:g} fps")
     return 0
 
 

@@ -80,7 +80,10 @@ Arguments
 ``mulligan_lines``        ``"independent"`` (default: a Mulligan's value per line) or ``"single"``.
 ``max_turns_per_player``  turn cap per round is this times n (int >= 10, default 30).
 ``reward_mode``           ``"win_loss"`` (default) or ``"margin"``.
-``render_mode``           ``None``, ``"ansi"`` (``render()`` returns the table as text) or ``"human"`` (prints it).
+``render_mode``           ``None``, ``"rgb_array"`` (``render()`` returns the table as ``uint8[H, W, 3]``,
+                          :func:`grinch_env.gnoming.render.draw_table`), ``"human"`` (a pygame window) or ``"ansi"`` (text).
+``render_seat``           whose view is rendered: ``None`` (default, the spectator: face-down cards shown, marked)
+                          or a seat (every face-down card's back: nobody may see one).
 
 Wrappers
 --------
@@ -121,9 +124,10 @@ class raw_env(GameEnv):  # noqa: N801 - PettingZoo's naming convention
         "render_modes": list(RENDER_MODES),
         "name": "gnoming_a_round_v0",
         "is_parallelizable": False,
-        "render_fps": 1,
+        "render_fps": 4,
     }
     game_class = Game
+    render_module = "grinch_env.gnoming.render"
 
     def __init__(
         self,
@@ -135,6 +139,7 @@ class raw_env(GameEnv):  # noqa: N801 - PettingZoo's naming convention
         max_turns_per_player: int = 30,
         reward_mode: str = "win_loss",
         render_mode: str | None = None,
+        render_seat: int | None = None,
     ) -> None:
         super().__init__()
         self._check_modes(reward_mode, render_mode, REWARD_MODES)
@@ -142,6 +147,7 @@ class raw_env(GameEnv):  # noqa: N801 - PettingZoo's naming convention
         n = opts.pop("num_players")
         low, high = observation_bounds(n, opts["max_turns_per_player"])
         self._setup(Game(n, rng=0, **opts), opts, spaces.Box(low, high, (OBS_SIZE,), np.float32), NUM_ACTIONS, Encoder(), reward_mode, render_mode)
+        self._set_render_seat(render_seat)
 
     @property
     def game(self) -> Game:

@@ -62,8 +62,12 @@ Arguments
 ``first_grinch``  seat of the first round's Grinch (default 0, the "oldest player").
 ``num_rounds``    rounds to play (default: the rules' number for the table size).
 ``reward_mode``   ``"win"`` (default) or ``"margin"``.
-``render_mode``   ``None``, ``"ansi"`` (``render()`` returns the table as text)
-                  or ``"human"`` (prints it).
+``render_mode``   ``None``, ``"rgb_array"`` (``render()`` returns the table as
+                  ``uint8[H, W, 3]``, :func:`grinch_env.grinch.render.draw_table`),
+                  ``"human"`` (shows it in a pygame window) or ``"ansi"`` (text).
+``render_seat``   whose view is rendered: ``None`` (default, the spectator:
+                  every hand shown) or a seat (other hands face down but for
+                  the cards known from discard piles).
 
 Wrappers
 --------
@@ -108,9 +112,10 @@ class raw_env(GameEnv):  # noqa: N801 - PettingZoo's naming convention
         "render_modes": list(RENDER_MODES),
         "name": "grinch_grow_your_heart_v0",
         "is_parallelizable": False,
-        "render_fps": 1,
+        "render_fps": 2,
     }
     game_class = Game
+    render_module = "grinch_env.grinch.render"
 
     def __init__(
         self,
@@ -120,6 +125,7 @@ class raw_env(GameEnv):  # noqa: N801 - PettingZoo's naming convention
         num_rounds: int | None = None,
         reward_mode: str = "win",
         render_mode: str | None = None,
+        render_seat: int | None = None,
     ) -> None:
         super().__init__()
         self._check_modes(reward_mode, render_mode, REWARD_MODES)
@@ -127,6 +133,7 @@ class raw_env(GameEnv):  # noqa: N801 - PettingZoo's naming convention
         game = Game(num_players, bonus_layout=bonus_layout, first_grinch=first_grinch, num_rounds=num_rounds, rng=0)
         options = dict(bonus_layout=game.layout, first_grinch=game.first_grinch, num_rounds=game.num_rounds)
         self._setup(game, options, spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32), NUM_ACTIONS, Encoder(), reward_mode, render_mode)
+        self._set_render_seat(render_seat)
 
     @property
     def game(self) -> Game:
