@@ -21,8 +21,8 @@ import numpy as np
 
 from grinch_env.games import get_game
 from grinch_env.grinch.cards import card_name
-from grinch_env.grinch.env import REWARD_MODES, raw_env
-from grinch_env.grinch.game import DEAL_SIZE, DRAW_PILE_ACTION, PHASE_DISCARD, PHASE_SCORE, SCORE_BASE, Game
+from grinch_env.grinch.env import raw_env
+from grinch_env.grinch.game import DEAL_SIZE, DRAW_PILE_ACTION, PHASE_DISCARD, PHASE_SCORE, REWARD_MODES, SCORE_BASE, Game
 from grinch_env.grinch.scoring import ROW_NAMES
 from grinch_env.play import describe_action
 

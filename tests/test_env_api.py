@@ -12,6 +12,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 import grinch_env
 import grinch_env.grinch.encoding
+from grinch_env.aec import ClassicWrapper
 from grinch_env.grinch.cards import NUM_CARDS
 from grinch_env.grinch.encoding import (
     AT_TABLE,
@@ -38,8 +39,8 @@ from grinch_env.grinch.encoding import (
     Encoder,
     encode,
 )
-from grinch_env.grinch.env import ClassicWrapper, raw_env, terminal_rewards
-from grinch_env.grinch.game import PHASE_DRAW, Game, IllegalActionError
+from grinch_env.grinch.env import raw_env
+from grinch_env.grinch.game import PHASE_DRAW, Game, IllegalActionError, terminal_rewards
 from grinch_env.grinch.scoring import bonus_points, max_bonus, row_scores
 
 
@@ -312,7 +313,7 @@ def test_wrapper_matches_pettingzoo_classic_stack(n, illegal_at):
 
 # -------------------------------------------------------------- encoding
 def reference_encode(game: Game, seat: int) -> np.ndarray:
-    """The observation table of grinch_env.encoding, written out directly, one feature at a time."""
+    """The observation table of grinch_env.grinch.encoding, written out directly, one feature at a time."""
     obs = np.zeros(OBS_SIZE, dtype=np.float32)
     n = game.num_players
     bonus_scale = float(max(1, max_bonus(game.layout)))
@@ -416,9 +417,9 @@ def test_encoder_called_at_random_moments_equals_the_reference():
 
 def test_action_mask_forms():
     game = Game(3, rng=0)
-    mask = grinch_env.encoding.action_mask(game, game.current)
+    mask = grinch_env.grinch.encoding.action_mask(game, game.current)
     assert mask.dtype == np.int8 and mask.shape == (62,) and mask.flags.writeable
     assert np.flatnonzero(mask).tolist() == game.legal_actions()
     out = np.ones(62, dtype=np.int8)
-    assert grinch_env.encoding.action_mask(game, (game.current + 1) % 3, out=out) is out and not out.any()
-    assert np.array_equal(grinch_env.encoding.action_mask(game, game.current, out=out), mask)
+    assert grinch_env.grinch.encoding.action_mask(game, (game.current + 1) % 3, out=out) is out and not out.any()
+    assert np.array_equal(grinch_env.grinch.encoding.action_mask(game, game.current, out=out), mask)

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 import torch
 
+from grinch_env.evaluation.evaluate import evaluate
 from training.checkpoint import load_agent, load_checkpoint
 from training.config import load_config
-from training.evaluate import evaluate
 from training.train import Trainer, main
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"

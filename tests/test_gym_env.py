@@ -10,7 +10,7 @@ import pytest
 from stable_baselines3.common.env_checker import check_env
 
 import grinch_env
-from grinch_env.grinch.env import terminal_rewards
+from grinch_env.grinch.game import terminal_rewards
 from grinch_env.grinch.gym_env import ENV_ID, GrinchGymEnv
 
 

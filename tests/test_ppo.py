@@ -114,8 +114,7 @@ def test_action_features_give_greedy_values_and_exact_row_scores():
 @pytest.mark.parametrize("num_players", [2, 4, 6])
 def test_margin_baseline_reads_the_margin_reward_from_the_final_observation(num_players):
     from grinch_env.grinch.encoding import encode
-    from grinch_env.grinch.env import terminal_rewards
-    from grinch_env.grinch.game import Game
+    from grinch_env.grinch.game import Game, terminal_rewards
 
     game = Game(num_players, rng=num_players)
     rng = np.random.default_rng(0)

@@ -6,9 +6,9 @@ import numpy as np
 from sb3_contrib import MaskablePPO
 
 import grinch_env.grinch.gym_env as gym_env
+from grinch_env.evaluation.evaluate import evaluate
 from training.checkpoint import SB3Agent, load_agent
 from training.config import SB3Config
-from training.evaluate import evaluate
 from training.train_sb3 import main, train_sb3
 
 

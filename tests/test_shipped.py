@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from grinch_env.evaluation.evaluate import evaluate
 from training.checkpoint import load_agent, load_checkpoint
 from training.config import DistillConfig, TrainConfig, load_config
-from training.evaluate import evaluate
 
 ROOT = Path(__file__).resolve().parents[1]
 GRINCH_REPORT = {"greedy@2p", "expectimax@2p", "greedy@4p", "expectimax@4p"}

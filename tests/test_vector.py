@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 
 from grinch_env.grinch.encoding import OBS_SIZE, Scales, action_mask, encode
-from grinch_env.grinch.env import terminal_rewards
-from grinch_env.grinch.game import NUM_ACTIONS, Game, decisions_per_game
+from grinch_env.grinch.game import NUM_ACTIONS, Game, decisions_per_game, terminal_rewards
 from grinch_env.grinch.scoring import bonus_points, resolve_layout, row_scores
 from grinch_env.grinch.vector import VectorGrinch, per_game_decks
 

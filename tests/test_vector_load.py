@@ -4,8 +4,7 @@ import numpy as np
 import pytest
 
 from grinch_env.grinch.encoding import Scales, action_mask, encode
-from grinch_env.grinch.env import terminal_rewards
-from grinch_env.grinch.game import Game, _copy_generator
+from grinch_env.grinch.game import Game, _copy_generator, terminal_rewards
 from grinch_env.grinch.vector import VectorGrinch, per_game_decks
 
 try:

@@ -111,7 +111,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from grinch_env.aec import ILLEGAL_REWARD, RENDER_MODES, ClassicWrapper, GameEnv  # noqa: F401 - also as gnoming.env.*
+from grinch_env.aec import RENDER_MODES, ClassicWrapper, GameEnv
 from grinch_env.gnoming.encoding import OBS_SIZE, Encoder, observation_bounds
 from grinch_env.gnoming.game import NUM_ACTIONS, REWARD_MODES, Game, check_options
 

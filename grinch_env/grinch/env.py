@@ -96,11 +96,9 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from grinch_env.aec import ILLEGAL_REWARD, RENDER_MODES, ClassicWrapper, GameEnv  # noqa: F401 - also as grinch_env.env.*
+from grinch_env.aec import RENDER_MODES, ClassicWrapper, GameEnv
 from grinch_env.grinch.encoding import OBS_SIZE, Encoder
-
-# MARGIN_SCALE, REWARD_MODES and terminal_rewards are the rules' (game.py); imported here for the old ``grinch_env.env`` names too.
-from grinch_env.grinch.game import MARGIN_SCALE, NUM_ACTIONS, REWARD_MODES, Game, IllegalActionError, terminal_rewards  # noqa: F401
+from grinch_env.grinch.game import NUM_ACTIONS, REWARD_MODES, Game
 
 
 class raw_env(GameEnv):  # noqa: N801 - PettingZoo's naming convention

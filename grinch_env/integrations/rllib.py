@@ -24,7 +24,7 @@
   game either ``main`` plays every seat, or one seat and the others are one
   opponent (``opponent_probs``).
 * :class:`RLlibAgent`: an RLlib checkpoint's ``main`` module as one of our
-  agents (``act``/``act_batch``), so ``training.evaluate`` and the tournaments
+  agents (``act``/``act_batch``), so ``grinch_env.evaluation`` and the tournaments
   play it (``make_agent("<checkpoint dir>")``).
 """
 
