@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import grinch_env
-from grinch_env.agents import CHECKPOINT_LOADERS, make_agent, register_checkpoint_loader
+from grinch_env.agent_base import CHECKPOINT_LOADERS, register_checkpoint_loader
+from grinch_env.agents import make_agent
 from grinch_env.evaluation.tournament import play_game
 from grinch_env.games import GAMES, get_game
 from grinch_env.grinch.game import PHASE_DRAW, Game, Phase

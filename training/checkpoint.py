@@ -243,7 +243,7 @@ __all__ = [
 
 # make_agent(<checkpoint path>) finds this loader once training is imported (and through the entry point when installed).
 def _register() -> None:
-    from grinch_env.agents import register_checkpoint_loader
+    from grinch_env.agent_base import register_checkpoint_loader
 
     register_checkpoint_loader(load_agent)
 

@@ -13,7 +13,7 @@ spec               agent
 ``greedy``         one-step expected layout score (lower is better), face-down
                    cards valued at the mean of the never-seen cards
 ``search``         greedy rollouts on sampled determinisations
-                   (``Game.from_observation``), common random numbers across
+                   (``decode_game``), common random numbers across
                    candidate actions; options ``samples`` (8), ``horizon``
                    (``"turn"`` or ``"round"``), e.g. ``search:samples=16``
 =================  ==============================================================
@@ -56,6 +56,7 @@ from grinch_env.gnoming.encoding import (
     TOTAL_SCALE,
     TOTALS,
     WENT_OUT,
+    decode_game,
 )
 from grinch_env.gnoming.game import (
     DISCARD_A,
@@ -509,7 +510,7 @@ class SearchAgent(BaseAgent):
     """Picks the action with the best mean outcome over sampled determinisations, the rest played by :class:`GreedyPolicy`.
 
     At each decision it deals ``samples`` determinisations of the hidden cards
-    with ``Game.from_observation`` (the same deals for every candidate action:
+    with ``decode_game`` (the same deals for every candidate action:
     common random numbers), applies each legal action, and plays on with the
     greedy policy for every seat:
 
@@ -545,7 +546,7 @@ class SearchAgent(BaseAgent):
         if self.horizon == "turn" and (view.phase in ("reveal", "hazard") or all(a in (DISCARD_A, DISCARD_B) for a in legal)):
             return self.policy.choose(view, legal)
         seeds = self.rng.integers(2**63, size=self.samples)
-        first = Game.from_observation(observation, np.random.default_rng(int(seeds[0])))
+        first = decode_game(observation, np.random.default_rng(int(seeds[0])))
         # One decode, then fresh deals of the hidden cards (cheaper than decoding the observation again).
         deals = [first] + [first.resample_from_infostate(0, np.random.default_rng(int(s))) for s in seeds[1:]]
         totals = [0.0] * len(legal)

@@ -600,18 +600,6 @@ class Game:
             g.draw_pile = pool[len(slots):]
         return g
 
-    @classmethod
-    def from_observation(cls, observation: np.ndarray, rng: np.random.Generator | int | None = None, **options: Any) -> Game:
-        """Return a determinisation built from one seat's observation alone; the observer becomes seat 0.
-
-        See :func:`grinch_env.gnoming.encoding.decode_game` (``options`` are
-        the game's rule options other than ``num_players``, which the
-        observation gives).
-        """
-        from grinch_env.gnoming.encoding import decode_game  # encoding imports this module
-
-        return decode_game(observation, rng, **options)
-
     def state_dict(self) -> dict[str, Any]:
         """Return a JSON-serialisable snapshot of the true state (the env's ``game_state()``, §6.4)."""
         return {

@@ -95,7 +95,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from grinch_env.grinch.cards import CARDS_PER_SUIT, NUM_CARDS, NUM_SUITS, RANK
+from grinch_env.grinch.cards import CARDS_PER_SUIT, NUM_CARDS, NUM_SUITS
 from grinch_env.grinch.encoding import (
     AT_TABLE,
     DRAW_PILE_SIZE,
@@ -141,7 +141,16 @@ from grinch_env.grinch.game import (
     action_name,
     check_num_players,
 )
-from grinch_env.grinch.scoring import MATCH_POINTS, MAX_ROW_VALUE, NUM_ROWS, RUN_POINTS, resolve_layout
+from grinch_env.grinch.scoring import (
+    COUNTS_BITS,
+    MAX_ROW_VALUE,
+    NUM_ROWS,
+    RANK_SUM_AT,
+    SUIT_COUNT_AT,
+    TOP_AT,
+    packed_tables,
+    resolve_layout,
+)
 
 DeckSource = Callable[[np.ndarray], np.ndarray]
 
@@ -165,38 +174,8 @@ if not (
     raise ImportError("grinch_env.grinch.vector assumes the card-bitmap layout of grinch_env.grinch.encoding; update VectorGrinch._encode and _vector_numba")
 
 
-# A hand's scoring features from one lookup per suit: the table maps (suit, 12-bit chunk of that suit's cards)
-# to bit fields that add up over the four suits without carries, because a hand holds at most 6 cards:
-# bits 3r..3r+2 copies of rank r+1 (<= 6), 18..22 the suit's highest rank (sum <= 24),
-# 23+3s.. cards of suit s (<= 6), 35+6s.. rank sum of suit s (<= 30).
-_COUNTS_BITS, _TOP_AT, _SUIT_COUNT_AT, _RANK_SUM_AT = 18, 18, 23, 35
-
-
-def _suit_feature_table() -> np.ndarray:
-    """Return int64[4, 4096]: the packed scoring features of each suit's possible cards (see above)."""
-    x = np.arange(1 << CARDS_PER_SUIT)
-    bits = (x[:, None] >> np.arange(CARDS_PER_SUIT)) & 1
-    ranks = np.array(RANK[:CARDS_PER_SUIT])
-    per_rank = bits[:, 0::2] + bits[:, 1::2]  # [4096, 6] copies of each rank
-    common = per_rank @ (1 << (3 * np.arange(6))) + ((bits * ranks).max(axis=1) << _TOP_AT)
-    return np.stack([common + (bits.sum(axis=1) << (_SUIT_COUNT_AT + 3 * s)) + ((bits @ ranks) << (_RANK_SUM_AT + 6 * s)) for s in range(NUM_SUITS)])
-
-
-def _match_run_table() -> np.ndarray:
-    """Return int64[2**18]: Match points + 64 * Run points for each packed per-rank count (3 bits per rank)."""
-    counts = (np.arange(1 << _COUNTS_BITS)[:, None] >> (3 * np.arange(6))) & 7
-    present = counts > 0
-    longest = np.zeros(len(counts), dtype=np.int64)
-    run = np.zeros(len(counts), dtype=np.int64)
-    for r in range(6):
-        run = np.where(present[:, r], run + 1, 0)
-        longest = np.maximum(longest, run)
-    return np.array(MATCH_POINTS)[counts.max(axis=1)] + 64 * np.array(RUN_POINTS)[longest]
-
-
-_SUIT_FEATURES = _suit_feature_table().ravel()
+_SUIT_FEATURES, _MATCH_RUN = packed_tables()
 _SUIT_OFFSET = np.arange(NUM_SUITS) << CARDS_PER_SUIT  # row s of the table in the raveled array
-_MATCH_RUN = _match_run_table()
 _ROUNDS = np.array([ROUNDS_BY_PLAYERS.get(n, 0) for n in range(MAX_PLAYERS + 1)], dtype=np.int64)
 
 
@@ -672,12 +651,12 @@ class VectorGrinch:
         chunks = ((hands[:, None] >> _SUIT_SHIFT) & _CHUNK).astype(np.int64)  # [k, 4]: one suit each
         f = _SUIT_FEATURES[chunks + _SUIT_OFFSET].sum(axis=1)
         values = np.empty((len(hands), NUM_ROWS), dtype=np.int64)
-        values[:, :NUM_SUITS] = (f[:, None] >> (_RANK_SUM_AT + 6 * np.arange(NUM_SUITS))) & 63
-        values[:, 4] = (f >> _TOP_AT) & 31
-        match_run = _MATCH_RUN[f & ((1 << _COUNTS_BITS) - 1)]
+        values[:, :NUM_SUITS] = (f[:, None] >> (RANK_SUM_AT + 6 * np.arange(NUM_SUITS))) & 63
+        values[:, 4] = (f >> TOP_AT) & 31
+        match_run = _MATCH_RUN[f & ((1 << COUNTS_BITS) - 1)]
         values[:, 5] = match_run & 63
         values[:, 6] = match_run >> 6
-        suit_count = (f[:, None] >> (_SUIT_COUNT_AT + 3 * self._bonus_suit)) & 7
+        suit_count = (f[:, None] >> (SUIT_COUNT_AT + 3 * self._bonus_suit)) & 7
         held = ((hands[:, None] >> self._bonus_card) & np.uint64(1)).astype(bool)
         bonus = (held & (suit_count >= self._bonus_count)) @ self._bonus_points
         return values, bonus

@@ -34,6 +34,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from grinch_env.agent_base import load_checkpoint_agent
 from grinch_env.grinch import encoding as enc
 from grinch_env.grinch.agents.base import BaseAgent, View, decode
 from grinch_env.grinch.agents.expectimax import RowValues, row_values
@@ -239,9 +240,7 @@ class RowPolicy:
 # ------------------------------------------------------------------- search
 def _network_policy(path: str) -> RolloutPolicy:
     """Return the greedy batched policy of a checkpoint (its most probable legal action), loaded through the checkpoint loaders."""
-    from grinch_env.agents import make_agent
-
-    return make_agent(path, game="grinch").act_batch
+    return load_checkpoint_agent(path, game="grinch").act_batch
 
 
 class SearchAgent(BaseAgent):
