@@ -152,7 +152,7 @@ GAMES: dict[str, GameSpec] = {
         num_actions=15,
         obs_size=1046,
         highest_total_wins=False,
-        reward_modes=("win_loss", "margin"),
+        reward_modes=("win", "margin"),
         roles=("starter", "other"),
     ),
 }

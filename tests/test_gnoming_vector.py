@@ -24,7 +24,7 @@ def _random_legal(rng, mask):
     return (rng.random(mask.shape) * mask).argmax(axis=1)
 
 
-def _differential(sizes, num_envs, min_games, seed, backend=FAST, reward_mode="win_loss", **options):
+def _differential(sizes, num_envs, min_games, seed, backend=FAST, reward_mode="win", **options):
     """Play random legal games through the batched engine and scalar Games; return (finished games, decisions, coverage counts)."""
     gens = [np.random.default_rng([seed, i]) for i in range(num_envs)]
     twins = [np.random.default_rng([seed, i]) for i in range(num_envs)]
@@ -180,7 +180,7 @@ def test_illegal_action_raises_and_changes_nothing(backend):
         (dict(num_envs=4, num_players=2), r"num_players must be an int in 3..7"),
         (dict(num_envs=4, num_players=[3, 8]), r"num_players must be an int in 3..7"),
         (dict(num_envs=4, num_players=[]), "or a non-empty sequence"),
-        (dict(num_envs=4, reward_mode="win"), "reward_mode must be one of"),
+        (dict(num_envs=4, reward_mode="win_loss"), "reward_mode must be one of"),
         (dict(num_envs=4, backend="cuda"), "backend must be one of"),
         (dict(num_envs=4, discard_take="never"), "discard_take must be one of"),
         (dict(num_envs=4, mulligan_lines="both"), "mulligan_lines must be one of"),

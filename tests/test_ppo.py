@@ -82,9 +82,10 @@ def test_a_ppo_update_raises_the_probability_of_the_advantaged_action():
 def test_action_features_give_greedy_values_and_exact_row_scores():
     from grinch_env.agents import make_agent
     from grinch_env.grinch.encoding import action_mask, encode
+    from grinch_env.grinch.features import FEATURE_SCALE, action_features
     from grinch_env.grinch.game import DRAW_PILE_ACTION, SCORE_BASE, Game
     from grinch_env.grinch.scoring import bonus_points, row_scores
-    from training.features import FEATURE_SCALE, action_features, greedy_values
+    from training.model import greedy_values
 
     game = Game(3, rng=5)
     greedy = make_agent("greedy", seed=0)

@@ -62,7 +62,7 @@ def replay_on_the_env(game, options, seed, actions):
 
 
 CASES = [("grinch", 2, "win"), ("grinch", 4, "win"), ("grinch", 4, "margin"), ("grinch", 3, "margin"),
-         ("gnoming", 3, "win_loss"), ("gnoming", 7, "margin")]
+         ("gnoming", 3, "win"), ("gnoming", 7, "margin")]
 
 
 @pytest.mark.parametrize("game, num_players, reward_mode", CASES)

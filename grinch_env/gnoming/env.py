@@ -59,7 +59,7 @@ exactly when ``a`` is legal for the agent to act; it is all zeros for the others
 
 Rewards
 -------
-Zero until the game ends.  Then, with ``reward_mode="win_loss"`` (default,
+Zero until the game ends.  Then, with ``reward_mode="win"`` (default,
 zero-sum): the lowest total wins (tied leaders: the lowest third-round score;
 still tied: shared); winners share +1, the others share -1; if every player
 wins, all get 0.  With ``reward_mode="margin"`` (zero-sum): ``(mean of the
@@ -79,7 +79,7 @@ Arguments
 ``discard_take``          ``"must_place"`` (default: a card taken from a pile is placed) or ``"free"``.
 ``mulligan_lines``        ``"independent"`` (default: a Mulligan's value per line) or ``"single"``.
 ``max_turns_per_player``  turn cap per round is this times n (int >= 10, default 30).
-``reward_mode``           ``"win_loss"`` (default) or ``"margin"``.
+``reward_mode``           ``"win"`` (default) or ``"margin"``.
 ``render_mode``           ``None``, ``"ansi"`` (``render()`` returns the table as text) or ``"human"`` (prints it).
 
 Wrappers
@@ -133,7 +133,7 @@ class raw_env(GameEnv):  # noqa: N801 - PettingZoo's naming convention
         discard_take: str = "must_place",
         mulligan_lines: str = "independent",
         max_turns_per_player: int = 30,
-        reward_mode: str = "win_loss",
+        reward_mode: str = "win",
         render_mode: str | None = None,
     ) -> None:
         super().__init__()

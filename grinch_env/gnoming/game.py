@@ -59,7 +59,7 @@ HELD_SOURCES = ("draw", "A", "B", "bounce", "displaced")
 
 START_ROTATIONS = ("rotate", "fixed")
 DISCARD_TAKES = ("must_place", "free")
-REWARD_MODES = ("win_loss", "margin")
+REWARD_MODES = ("win", "margin")
 MIN_TURNS_PER_PLAYER = 10
 MARGIN_SCALE = 100.0
 
@@ -151,10 +151,10 @@ def check_options(
     }
 
 
-def terminal_rewards(totals: Sequence[int], last_round: Sequence[int] | None, reward_mode: str = "win_loss") -> list[float]:
-    """Return every seat's end-of-game reward (§4.6): zero-sum ``"win_loss"`` or ``"margin"``."""
+def terminal_rewards(totals: Sequence[int], last_round: Sequence[int] | None, reward_mode: str = "win") -> list[float]:
+    """Return every seat's end-of-game reward (§4.6): zero-sum ``"win"`` or ``"margin"``."""
     n = len(totals)
-    if reward_mode == "win_loss":
+    if reward_mode == "win":
         won = set(_winners(totals, last_round))
         w = len(won)
         if w == n:
@@ -408,8 +408,8 @@ class Game:
         last = self.round_scores[-1] if len(self.round_scores) == self.num_rounds else None
         return _winners(self.totals, last)
 
-    def rewards(self, reward_mode: str = "win_loss") -> list[float]:
-        """Return the zero-sum rewards of §4.6 for the current totals (``"win_loss"`` or ``"margin"``)."""
+    def rewards(self, reward_mode: str = "win") -> list[float]:
+        """Return the zero-sum rewards of §4.6 for the current totals (``"win"`` or ``"margin"``)."""
         last = self.round_scores[-1] if len(self.round_scores) == self.num_rounds else None
         return terminal_rewards(self.totals, last, reward_mode)
 

@@ -21,7 +21,7 @@ same ``Discrete(15)`` actions.  Decisions with a single legal action are
 played inside, as :meth:`Game.step <grinch_env.gnoming.game.Game.step>` plays
 them, so every returned decision has at least two legal actions.
 ``rewards[i, s]`` is seat ``s``'s reward (:func:`grinch_env.gnoming.game.terminal_rewards`,
-``reward_mode`` "win_loss" or "margin") of a game that ended on this step
+``reward_mode`` "win" or "margin") of a game that ended on this step
 (``dones[i]``), zero otherwise and for seats ``s >= num_players[i]``.  A
 finished game is reset at once: ``obs/mask/seat`` are then the first
 decision of a fresh game and ``last_totals[i]`` holds the finished game's
@@ -175,7 +175,7 @@ class VectorGnoming:
 
     Arguments: ``num_envs`` (>= 1); ``num_players`` an int 3..7 or a sequence
     of them (game i gets ``num_players[i % len]``); ``seed`` for the shuffles
-    (``reset(seed)`` re-seeds); ``reward_mode`` ``"win_loss"`` or
+    (``reset(seed)`` re-seeds); ``reward_mode`` ``"win"`` or
     ``"margin"``; ``backend`` ``"auto"``, ``"numba"`` or ``"numpy"`` (module
     docstring); ``copy`` (default True) as in Gymnasium's vector envs;
     ``deck_source`` an optional callable ``(game, length) -> permutation``
@@ -195,7 +195,7 @@ class VectorGnoming:
         num_envs: int,
         num_players: int | Sequence[int] = 4,
         seed: int | None = 0,
-        reward_mode: str = "win_loss",
+        reward_mode: str = "win",
         backend: str = "auto",
         copy: bool = True,
         deck_source: DeckSource | None = None,
