@@ -33,6 +33,15 @@ class QuitError(Exception):
     """The player asked to leave (``quit`` or end of input)."""
 
 
+def split_move(text: str, legal: Sequence[int]) -> tuple[int | None, list[str]]:
+    """Return ``(action, words)`` of a typed move: the legal action a list number (``3``) picks, else ``None`` and the lower-cased words."""
+    words = text.strip().lower().split()
+    if len(words) == 1 and words[0].isdigit():
+        i = int(words[0])
+        return (legal[i - 1] if 1 <= i <= len(legal) else None), []
+    return None, words
+
+
 def print_moves(game: Any, legal: Sequence[int], move_label: MoveLabel, stdout: TextIO, title: str, width: int) -> None:
     """Print the numbered list of ``legal`` moves, each with what to type for it."""
     print(f"{title}:", file=stdout)
@@ -135,4 +144,4 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
     return importlib.import_module(f"{get_game(chosen.game).package}.play").main(rest, stdin, stdout)
 
 
-__all__ = ["QuitError", "main", "print_moves", "print_result", "prompt_move", "run_cli", "seat_opponents"]
+__all__ = ["QuitError", "main", "print_moves", "print_result", "prompt_move", "run_cli", "seat_opponents", "split_move"]

@@ -106,25 +106,18 @@ Version history
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from gymnasium import spaces
 
-from grinch_env.aec import RENDER_MODES, ClassicWrapper, GameEnv
+from grinch_env.aec import GameEnv, classic_env
 from grinch_env.gnoming.encoding import OBS_SIZE, Encoder, observation_bounds
 from grinch_env.gnoming.game import NUM_ACTIONS, REWARD_MODES, Game, check_options
 
 
-class raw_env(GameEnv):  # noqa: N801 - PettingZoo's naming convention
-    metadata = {
-        "render_modes": list(RENDER_MODES),
-        "name": "gnoming_a_round_v0",
-        "is_parallelizable": False,
-        "render_fps": 1,
-    }
+class raw_env(GameEnv, env_name="gnoming_a_round_v0"):  # noqa: N801 - PettingZoo's naming convention
     game_class = Game
 
+    # The rule options spelled out as keywords, as in game.check_options (the env's signature is its documentation).
     def __init__(
         self,
         num_players: int = 4,
@@ -143,23 +136,8 @@ class raw_env(GameEnv):  # noqa: N801 - PettingZoo's naming convention
         low, high = observation_bounds(n, opts["max_turns_per_player"])
         self._setup(Game(n, rng=0, **opts), opts, spaces.Box(low, high, (OBS_SIZE,), np.float32), NUM_ACTIONS, Encoder(), reward_mode, render_mode)
 
-    @property
-    def game(self) -> Game:
-        """The rules engine's state (true state: hidden cards included)."""
-        return self._game
+
+env = classic_env(raw_env)
 
 
-raw_env._fast_loop_class = raw_env  # ClassicWrapper runs this class (not a subclass) through its fast path
-
-
-def env(**kwargs: Any) -> ClassicWrapper:
-    """Return the environment wrapped like PettingZoo's classic environments (see :class:`ClassicWrapper`).
-
-    An illegal action ends the game with reward -1 for the offender (and a
-    warning), an action outside ``Discrete(15)`` is an assertion error, and
-    calling ``step``/``observe`` before ``reset`` is an error.
-    """
-    return ClassicWrapper(raw_env(**kwargs))
-
-
-__all__ = ["ClassicWrapper", "env", "raw_env"]
+__all__ = ["env", "raw_env"]

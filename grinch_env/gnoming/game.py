@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from grinch_env.games import IllegalActionError
+from grinch_env.games import IllegalActionError, copy_generator
 from grinch_env.gnoming.cards import DECK, DECK_SIZE, HAZARD, IS_POSITIVE, MULLIGAN, NUM_KINDS, SHORT_NAMES, kind_name
 from grinch_env.gnoming.scoring import MULLIGAN_LINES, round_scores, score_layout
 from grinch_env.gnoming.scoring import winners as _winners
@@ -544,7 +544,7 @@ class Game:
             setattr(g, name, getattr(self, name))
         g._legal = []
         g._legal_version = -1
-        g.rng = rng if rng is not None else _copy_generator(self.rng)
+        g.rng = rng if rng is not None else copy_generator(self.rng)
         g.layouts = [x[:] for x in self.layouts]
         g.face_up = [x[:] for x in self.face_up]
         g.piles = [x[:] for x in self.piles]
@@ -659,12 +659,6 @@ class Game:
         for i in range(len(grids[0])):
             lines.append("  ".join(g[i] for g in grids).rstrip())
         return "\n".join(lines)
-
-
-def _copy_generator(rng: np.random.Generator) -> np.random.Generator:
-    bit_generator = type(rng.bit_generator)()
-    bit_generator.state = rng.bit_generator.state
-    return np.random.Generator(bit_generator)
 
 
 __all__ = [

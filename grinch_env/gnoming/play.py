@@ -25,7 +25,7 @@ from typing import TextIO
 from grinch_env.gnoming.cards import HAZARD, SHORT_NAMES
 from grinch_env.gnoming.encoding import action_mask, encode
 from grinch_env.gnoming.game import DISCARD_A, DISCARD_B, DRAW, PASS, TAKE_A, TAKE_B, Game
-from grinch_env.play_base import QuitError, print_result, run_cli, seat_opponents
+from grinch_env.play_base import QuitError, print_result, run_cli, seat_opponents, split_move
 from grinch_env.play_base import prompt_move as _prompt
 
 PILE_NAMES = ("A", "B")
@@ -70,12 +70,9 @@ def move_label(game: Game, action: int) -> tuple[str, str]:
 
 def parse_move(text: str, game: Game, legal: Sequence[int]) -> int | None:
     """Return the legal action that ``text`` names (a number from the list or a move's name), or ``None``."""
-    words = text.strip().lower().split()
-    if not words:
-        return None
-    if len(words) == 1 and words[0].isdigit():
-        i = int(words[0])
-        return legal[i - 1] if 1 <= i <= len(legal) else None
+    numbered, words = split_move(text, legal)
+    if numbered is not None or not words:
+        return numbered
     head, rest = words[0], words[1:]
     action = None
     if head in ("slot", "s", "place", "p", "flip", "bounce", "b") and len(rest) == 1 and rest[0].isdigit():

@@ -34,7 +34,7 @@ from grinch_env.grinch.game import (
     check_num_players,
 )
 from grinch_env.grinch.scoring import NUM_ROWS, ROW_NAMES, bonus_points, row_scores
-from grinch_env.play_base import QuitError, print_result, run_cli, seat_opponents
+from grinch_env.play_base import QuitError, print_result, run_cli, seat_opponents, split_move
 from grinch_env.play_base import prompt_move as _prompt
 
 MOVE_WIDTH = 52  # the move descriptions' column
@@ -60,12 +60,9 @@ def move_label(game: Game, action: int) -> tuple[str, str]:
 
 def parse_move(text: str, game: Game, legal: Sequence[int]) -> int | None:
     """Return the legal action that ``text`` names (a number from the list or a move's name), or ``None``."""
-    words = text.strip().lower().split()
-    if not words:
-        return None
-    if len(words) == 1 and words[0].isdigit():
-        i = int(words[0])
-        return legal[i - 1] if 1 <= i <= len(legal) else None
+    numbered, words = split_move(text, legal)
+    if numbered is not None or not words:
+        return numbered
     head, rest = words[0], words[1:]
     if head in ("d", "discard") and len(rest) == 1 or len(words) == 1 and head[0] in "wnop" and head[1:2].isdigit():
         return _discard(rest[0] if rest else head, game, legal)

@@ -90,38 +90,12 @@ this engine.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
+from grinch_env.grinch import encoding as enc
 from grinch_env.grinch.cards import CARDS_PER_SUIT, NUM_CARDS, NUM_SUITS
-from grinch_env.grinch.encoding import (
-    AT_TABLE,
-    DRAW_PILE_SIZE,
-    FIRST_DRAW_MADE,
-    GRINCH_SEAT,
-    HAND_SIZE,
-    KNOWN_IN_HAND,
-    MAX_HAND,
-    OBS_SIZE,
-    OWN_BONUS,
-    OWN_ROW_VALUES,
-    PHASE,
-    PILE_CONTENTS,
-    PILE_SECOND,
-    PILE_TOP,
-    ROUND,
-    ROUNDS_LEFT,
-    ROW_POINTS,
-    ROW_USED,
-    SEAT_BLOCK,
-    SEAT_STRIDE,
-    TO_ACT,
-    TOTALS,
-    TURN,
-    Scales,
-)
 from grinch_env.grinch.game import (
     DEAL_SIZE,
     DRAW_DISCARD_BASE,
@@ -129,6 +103,7 @@ from grinch_env.grinch.game import (
     GRINCH_DRAWS,
     MARGIN_SCALE,
     MAX_PLAYERS,
+    MIN_PLAYERS,
     NUM_ACTIONS,
     PHASE_DISCARD,
     PHASE_DRAW,
@@ -139,7 +114,6 @@ from grinch_env.grinch.game import (
     TURNS_PER_ROUND,
     WHO_DRAWS,
     action_name,
-    check_num_players,
 )
 from grinch_env.grinch.scoring import (
     COUNTS_BITS,
@@ -151,6 +125,8 @@ from grinch_env.grinch.scoring import (
     packed_tables,
     resolve_layout,
 )
+from grinch_env.vector_base import actions_array, fresh_buffer, pick_backend, table_sizes
+from grinch_env.vector_base import illegal_action_error as _illegal
 
 DeckSource = Callable[[np.ndarray], np.ndarray]
 
@@ -160,16 +136,15 @@ _SEATS = np.arange(MAX_PLAYERS)
 _BIT = np.left_shift(np.uint64(1), np.arange(NUM_CARDS, dtype=np.uint64))
 _CHUNK = np.uint64((1 << CARDS_PER_SUIT) - 1)
 _SUIT_SHIFT = np.arange(NUM_SUITS, dtype=np.uint64) * np.uint64(CARDS_PER_SUIT)
-_TAIL = AT_TABLE  # entries from here on are not card bitmaps
+_TAIL = enc.AT_TABLE  # entries from here on are not card bitmaps
 _BLOCKS = _TAIL // NUM_CARDS  # 25 card bitmaps of 48 entries: own hand, then 4 per relative seat
 _BYTES = NUM_CARDS // 8  # 6 bytes hold a 48-card bitmap
 _BLOCK_GAMES = 1024
 _RECYCLE_BYTES = 8 << 20  # observation buffers this large are recycled (numba backend, copy=True)
-_POOL = 3  # observation buffers watched for reuse (the caller holds the last one or two while stepping)
 # The bitmap trick relies on the encoding's layout: own hand, then per relative seat pile contents, top, second, known.
 if not (
-    SEAT_BLOCK == NUM_CARDS and SEAT_STRIDE == 4 * NUM_CARDS and (PILE_CONTENTS, PILE_TOP, PILE_SECOND, KNOWN_IN_HAND) == (0, 48, 96, 144)
-    and AT_TABLE == SEAT_BLOCK + MAX_PLAYERS * SEAT_STRIDE
+    enc.SEAT_BLOCK == NUM_CARDS and enc.SEAT_STRIDE == 4 * NUM_CARDS and (enc.PILE_CONTENTS, enc.PILE_TOP, enc.PILE_SECOND, enc.KNOWN_IN_HAND) == (0, 48, 96, 144)
+    and enc.AT_TABLE == enc.SEAT_BLOCK + MAX_PLAYERS * enc.SEAT_STRIDE
 ):  # pragma: no cover - guards a change of grinch_env.grinch.encoding's index table
     raise ImportError("grinch_env.grinch.vector assumes the card-bitmap layout of grinch_env.grinch.encoding; update VectorGrinch._encode and _vector_numba")
 
@@ -205,37 +180,6 @@ def per_game_decks(generators: Sequence[np.random.Generator]) -> DeckSource:
     return draw
 
 
-BACKENDS = ("auto", "numpy", "numba")
-
-
-def _backend(name: str) -> str:
-    """Return the backend to use: ``"numba"`` or ``"numpy"``."""
-    if name not in BACKENDS:
-        raise ValueError(f"backend must be one of {BACKENDS}, got {name!r}")
-    if name == "numpy":
-        return name
-    try:
-        import grinch_env.grinch._vector_numba  # noqa: F401 - compiles the kernel (or loads it from numba's cache)
-    except ImportError as exc:
-        if name == "numba":
-            raise ValueError(f"backend 'numba' needs the numba package (pip install numba): {exc}") from None
-        return "numpy"
-    return "numba"
-
-
-def _sizes(num_envs: int, num_players: int | Sequence[int]) -> np.ndarray:
-    """Return every game's number of players, int64[num_envs]."""
-    if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-        raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
-    if isinstance(num_players, (int, np.integer)) and not isinstance(num_players, bool):
-        return np.full(num_envs, check_num_players(num_players), dtype=np.int64)
-    if isinstance(num_players, (str, bytes)) or not isinstance(num_players, (Sequence, np.ndarray)) or len(num_players) == 0:
-        raise ValueError(f"num_players must be an int in 2..6 or a non-empty sequence of them, got {num_players!r}")
-    sizes = [check_num_players(x) for x in num_players]
-    # A shorter sequence is repeated cyclically, so that [2, 3, 4, 5, 6] mixes sizes evenly over any batch.
-    return np.resize(np.array(sizes, dtype=np.int64), num_envs)
-
-
 class VectorGrinch:
     """``num_envs`` independent games stepped together, each reset automatically when it ends.
 
@@ -266,13 +210,13 @@ class VectorGrinch:
         copy: bool = True,
         backend: str = "auto",
     ) -> None:
-        self.num_players = _sizes(num_envs, num_players)
+        self.num_players = table_sizes(num_envs, num_players, MIN_PLAYERS, MAX_PLAYERS)
         self.num_envs = envs = int(num_envs)
         if reward_mode not in REWARD_MODES:
             raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
         self.reward_mode = reward_mode
         self.layout = resolve_layout(bonus_layout)
-        self.scales = scales = Scales(self.layout)
+        self.scales = scales = enc.Scales(self.layout)
         self._custom_decks = deck_source
         self._decks = deck_source if deck_source is not None else batched_decks(np.random.default_rng(seed))
         self._started = False
@@ -289,7 +233,7 @@ class VectorGrinch:
         self._f_total = np.array([v / scales.total for v in range(6 * max_points + 1)], dtype=np.float32)
         self._f_row = np.array([v / MAX_ROW_VALUE for v in range(MAX_ROW_VALUE + 1)], dtype=np.float32)
         self._f_bonus = np.array([v / scales.bonus for v in range(max_points + 1)], dtype=np.float32)
-        self._f_hand = np.array([v / MAX_HAND for v in range(NUM_CARDS + 1)], dtype=np.float32)
+        self._f_hand = np.array([v / enc.MAX_HAND for v in range(NUM_CARDS + 1)], dtype=np.float32)
         self._f_pile = np.array([v / NUM_CARDS for v in range(NUM_CARDS + 1)], dtype=np.float32)
 
         n = self.num_players
@@ -319,11 +263,11 @@ class VectorGrinch:
         self.last_totals = np.zeros((envs, MAX_PLAYERS), dtype=np.int64)
         self._mask = np.zeros((envs, NUM_ACTIONS), dtype=np.int8)
         self.copy = bool(copy)
-        self.backend = _backend(backend)
+        self.backend = pick_backend(backend, "grinch_env.grinch._vector_numba")
         self._bonus_card_i64 = self._bonus_card.astype(np.int64)
         self._status = np.zeros(envs, dtype=np.int64)  # the numba step's per-game deal status
         self._obs_pool: list[np.ndarray] = []  # large observation buffers returned with copy=True, reused once dropped
-        self._recycle = self.backend == "numba" and self.copy and envs * OBS_SIZE * 4 >= _RECYCLE_BYTES
+        self._recycle = self.backend == "numba" and self.copy and envs * enc.OBS_SIZE * 4 >= _RECYCLE_BYTES
         if self.backend == "numba":
             from grinch_env.grinch import _vector_numba as kernels
 
@@ -344,7 +288,7 @@ class VectorGrinch:
                 self._bonus_count, self._bonus_points,
             )
         if not self.copy:
-            self._obs = np.zeros((envs, OBS_SIZE), dtype=np.float32)
+            self._obs = np.zeros((envs, enc.OBS_SIZE), dtype=np.float32)
             self._seat = np.zeros(envs, dtype=np.int64)
 
     # ---------------------------------------------------------------- public
@@ -491,7 +435,7 @@ class VectorGrinch:
     def _step_numba(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """``step`` through the compiled kernels of :mod:`grinch_env.grinch._vector_numba` (same results as the numpy transitions)."""
         k = self._kernels
-        a = self._actions_array(actions)
+        a = actions_array(actions, self.num_envs)
         rewards = np.zeros((self.num_envs, MAX_PLAYERS), dtype=np.float32)
         dones = np.zeros(self.num_envs, dtype=bool)
         status = self._status
@@ -673,11 +617,11 @@ class VectorGrinch:
             elif self._recycle:
                 obs, clear = self._fresh_obs(), True
             else:
-                obs, clear = np.zeros((self.num_envs, OBS_SIZE), dtype=np.float32), False
+                obs, clear = np.zeros((self.num_envs, enc.OBS_SIZE), dtype=np.float32), False
             self._kernels.encode_into(*self._encode_args, obs, self._mask, clear)
         elif self.copy:
             # np.zeros (calloc) measured faster here than np.empty plus filling the 137 non-bitmap entries.
-            obs = np.zeros((self.num_envs, OBS_SIZE), dtype=np.float32)
+            obs = np.zeros((self.num_envs, enc.OBS_SIZE), dtype=np.float32)
         else:
             obs = self._obs
             obs[:, _TAIL:] = 0.0
@@ -692,22 +636,8 @@ class VectorGrinch:
         return obs, self._mask, self._seat
 
     def _fresh_obs(self) -> np.ndarray:
-        """Return an observation buffer no one else holds: a recycled one whose only reference is ours, else a new one.
-
-        A returned ``obs`` that the caller has dropped (and of which no view, tensor or buffer export survives,
-        as ``sys.getrefcount`` shows) is indistinguishable from a new array, so it is reused; this saves the
-        allocator's fresh pages (44 MB at 8192 games, page faults and zeroing by the kernel at every step).
-        Arrays the caller keeps are never touched again.
-        """
-        pool = self._obs_pool
-        for k in range(len(pool)):
-            if sys.getrefcount(pool[k]) == 2:  # the pool's reference and getrefcount's argument
-                return pool[k]
-        obs = np.empty((self.num_envs, OBS_SIZE), dtype=np.float32)
-        if len(pool) >= _POOL:
-            pool.pop(0)  # the caller keeps those (a rollout buffer): stop watching the oldest
-        pool.append(obs)
-        return obs
+        """Return an observation buffer no one else holds (:func:`grinch_env.vector_base.fresh_buffer`)."""
+        return fresh_buffer(self._obs_pool, (self.num_envs, enc.OBS_SIZE))
 
     def _encode(self, games: slice, obs: np.ndarray, mask: np.ndarray) -> None:
         """Write the observations and masks of ``games`` (a block of the batch) into ``obs`` and ``mask``."""
@@ -735,23 +665,23 @@ class VectorGrinch:
         turn = self._turn[games]
         rounds = self._rounds[games]
         rnd = np.minimum(self._round[games], rounds - 1)
-        obs[:, AT_TABLE:AT_TABLE + MAX_PLAYERS] = valid
-        obs[ar, GRINCH_SEAT + (self._grinch[games] - cur) % n] = 1.0
-        obs[:, HAND_SIZE:HAND_SIZE + MAX_PLAYERS] = self._f_hand[np.bitwise_count(maps[:, :, 4])]
-        obs[ar, ROUND + rnd] = 1.0
-        obs[ar, ROUNDS_LEFT + rounds - 1 - rnd] = 1.0
+        obs[:, enc.AT_TABLE:enc.AT_TABLE + MAX_PLAYERS] = valid
+        obs[ar, enc.GRINCH_SEAT + (self._grinch[games] - cur) % n] = 1.0
+        obs[:, enc.HAND_SIZE:enc.HAND_SIZE + MAX_PLAYERS] = self._f_hand[np.bitwise_count(maps[:, :, 4])]
+        obs[ar, enc.ROUND + rnd] = 1.0
+        obs[ar, enc.ROUNDS_LEFT + rounds - 1 - rnd] = 1.0
         in_turn = np.flatnonzero(turn > 0)
-        obs[in_turn, TURN + turn[in_turn] - 1] = 1.0
-        obs[ar, PHASE + phase] = 1.0
-        obs[:, FIRST_DRAW_MADE] = (phase == _DRAW) & (self._draws[games] > 0)
-        obs[:, DRAW_PILE_SIZE] = self._f_pile[self._ptr[games]]
-        obs[:, ROW_USED:ROW_USED + MAX_PLAYERS * NUM_ROWS] = pad[:, :, :NUM_ROWS].reshape(envs, -1)
-        obs[:, ROW_POINTS:ROW_POINTS + MAX_PLAYERS * NUM_ROWS] = pad[:, :, NUM_ROWS:2 * NUM_ROWS].reshape(envs, -1)
-        obs[:, TOTALS:TOTALS + MAX_PLAYERS] = pad[:, :, 2 * NUM_ROWS]
+        obs[in_turn, enc.TURN + turn[in_turn] - 1] = 1.0
+        obs[ar, enc.PHASE + phase] = 1.0
+        obs[:, enc.FIRST_DRAW_MADE] = (phase == _DRAW) & (self._draws[games] > 0)
+        obs[:, enc.DRAW_PILE_SIZE] = self._f_pile[self._ptr[games]]
+        obs[:, enc.ROW_USED:enc.ROW_USED + MAX_PLAYERS * NUM_ROWS] = pad[:, :, :NUM_ROWS].reshape(envs, -1)
+        obs[:, enc.ROW_POINTS:enc.ROW_POINTS + MAX_PLAYERS * NUM_ROWS] = pad[:, :, NUM_ROWS:2 * NUM_ROWS].reshape(envs, -1)
+        obs[:, enc.TOTALS:enc.TOTALS + MAX_PLAYERS] = pad[:, :, 2 * NUM_ROWS]
         values, bonus = self._hand_values(own_hand)
-        obs[:, OWN_ROW_VALUES:OWN_ROW_VALUES + NUM_ROWS] = self._f_row[values]
-        obs[:, OWN_BONUS] = self._f_bonus[bonus]
-        obs[:, TO_ACT] = 1.0  # every observation is the actor's
+        obs[:, enc.OWN_ROW_VALUES:enc.OWN_ROW_VALUES + NUM_ROWS] = self._f_row[values]
+        obs[:, enc.OWN_BONUS] = self._f_bonus[bonus]
+        obs[:, enc.TO_ACT] = 1.0  # every observation is the actor's
 
         mask[:] = 0
         mask[:, :NUM_CARDS] = obs[:, :NUM_CARDS] * (phase == _DISCARD)[:, None]
@@ -762,7 +692,7 @@ class VectorGrinch:
 
     def _check_actions(self, actions: np.ndarray) -> np.ndarray:
         """Return ``actions`` as int64[envs] if each is legal in its game, else raise ``ValueError`` naming the first bad one."""
-        a = self._actions_array(actions)
+        a = actions_array(actions, self.num_envs)
         bad = (a < 0) | (a >= NUM_ACTIONS)
         if not bad.any():
             bad = self._mask[self._ar, a] == 0
@@ -770,28 +700,14 @@ class VectorGrinch:
             self._raise_illegal(int(np.flatnonzero(bad)[0]), a)
         return a
 
-    def _actions_array(self, actions: np.ndarray) -> np.ndarray:
-        """Return ``actions`` as int64[envs], or raise ``ValueError`` if it has the wrong shape or dtype."""
-        if type(actions) is np.ndarray and actions.dtype == np.int64 and actions.shape == (self.num_envs,) and actions.flags.c_contiguous:
-            return actions  # the common case (an argmax), without conversions
-        a = np.asarray(actions)
-        if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
-            raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), got dtype {a.dtype} and shape {a.shape}")
-        return np.ascontiguousarray(a, dtype=np.int64)
-
     def _raise_illegal(self, i: int, a: np.ndarray) -> None:
         """Raise the ``ValueError`` naming game i's illegal action ``a[i]`` and its legal actions."""
         raise illegal_action_error(i, int(a[i]), int(self._cur[i]), self._mask[i])
 
 
 def illegal_action_error(game: int, action: int, seat: int, mask: np.ndarray) -> ValueError:
-    """Return the error a batched engine raises for an illegal ``action`` in ``game``: it names the action and the legal ones."""
-    legal = np.flatnonzero(mask).tolist()
-    what = action_name(action) if 0 <= action < NUM_ACTIONS else f"outside 0..{NUM_ACTIONS - 1}"
-    return ValueError(
-        f"illegal action {action} ({what}) for game {game} (seat {seat} to act); "
-        f"legal actions: {legal} ({', '.join(action_name(x) for x in legal)})"
-    )
+    """Return the error the batched engine raises for an illegal ``action`` in ``game``: it names the action and the legal ones."""
+    return _illegal(game, action, seat, mask, action_name)
 
 
 __all__ = ["VectorGrinch", "DeckSource", "batched_decks", "illegal_action_error", "per_game_decks"]
