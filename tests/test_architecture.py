@@ -185,3 +185,18 @@ def test_no_import_hooks_or_alias_modules():
     assert [f for f in sys.meta_path if type(f).__module__.split(".")[0] in ("grinch_env", "training")] == []
     for old in ("grinch_env.game", "grinch_env.env_module", "grinch_env.agents.expectimax", "training.tournament", "training.evaluate"):
         assert old not in all_modules()
+
+
+def test_the_architecture_page_names_files_and_tests_that_exist():
+    import re
+
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    tests = re.findall(r"tests/(test_\w+\.py)::(\w+)", text)
+    assert len(tests) >= 10
+    for file, name in tests:
+        assert re.search(rf"^def {name}\(", (ROOT / "tests" / file).read_text(), re.M), f"docs/architecture.md names tests/{file}::{name}, which does not exist"
+    paths = set(re.findall(r"`((?:grinch_env|training|tests)/[\w/]+\.py)", text))
+    assert len(paths) >= 10
+    assert [p for p in sorted(paths) if not (ROOT / p).exists()] == []
+    for layer, _ in LAYERS:
+        assert layer in text, f"docs/architecture.md does not show the layer {layer!r}"
