@@ -89,7 +89,7 @@ version of PettingZoo's classic stack: ``step``/``observe``/``render`` before
 ``reset`` raise, an action outside ``Discrete(15)`` fails an assertion, and an
 illegal action ends the game with -1 for the offender, 0 for the others and a
 warning.  ``raw_env.step`` instead raises
-:class:`~grinch_env.game.IllegalActionError` naming the phase, the action and
+:class:`~grinch_env.games.IllegalActionError` naming the phase, the action and
 the legal actions.
 
 Recording and replay

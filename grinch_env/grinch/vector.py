@@ -302,7 +302,7 @@ class VectorGrinch:
         return self._observe()
 
     def load_games(self, games: Sequence, indices: Sequence[int] | np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Return ``(obs, mask, seat)`` of every slot after copying scalar :class:`~grinch_env.game.Game` states into slots ``indices``.
+        """Return ``(obs, mask, seat)`` of every slot after copying scalar :class:`~grinch_env.grinch.game.Game` states into slots ``indices``.
 
         ``games[k]`` goes to slot ``indices[k]`` (default: slots ``0..len(games)-1``);
         the other slots keep their games (or, before the first reset, start
