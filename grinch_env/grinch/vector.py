@@ -95,26 +95,9 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from grinch_env.grinch import encoding as enc
+from grinch_env.grinch import game as rules
 from grinch_env.grinch.cards import CARDS_PER_SUIT, NUM_CARDS, NUM_SUITS
-from grinch_env.grinch.game import (
-    DEAL_SIZE,
-    DRAW_DISCARD_BASE,
-    DRAW_PILE_ACTION,
-    GRINCH_DRAWS,
-    MARGIN_SCALE,
-    MAX_PLAYERS,
-    MIN_PLAYERS,
-    NUM_ACTIONS,
-    PHASE_DISCARD,
-    PHASE_DRAW,
-    PHASE_SCORE,
-    REWARD_MODES,
-    ROUNDS_BY_PLAYERS,
-    SCORE_BASE,
-    TURNS_PER_ROUND,
-    WHO_DRAWS,
-    action_name,
-)
+from grinch_env.grinch.game import action_name
 from grinch_env.grinch.scoring import (
     COUNTS_BITS,
     MAX_ROW_VALUE,
@@ -131,8 +114,8 @@ from grinch_env.vector_base import illegal_action_error as _illegal
 DeckSource = Callable[[np.ndarray], np.ndarray]
 
 # Phases as small ints (the scalar engine's "discard", "draw", "score").
-_DISCARD, _DRAW, _SCORE = PHASE_DISCARD.code, PHASE_DRAW.code, PHASE_SCORE.code  # the Phase enum's array codes
-_SEATS = np.arange(MAX_PLAYERS)
+_DISCARD, _DRAW, _SCORE = rules.PHASE_DISCARD.code, rules.PHASE_DRAW.code, rules.PHASE_SCORE.code  # the Phase enum's array codes
+_SEATS = np.arange(rules.MAX_PLAYERS)
 _BIT = np.left_shift(np.uint64(1), np.arange(NUM_CARDS, dtype=np.uint64))
 _CHUNK = np.uint64((1 << CARDS_PER_SUIT) - 1)
 _SUIT_SHIFT = np.arange(NUM_SUITS, dtype=np.uint64) * np.uint64(CARDS_PER_SUIT)
@@ -144,14 +127,14 @@ _RECYCLE_BYTES = 8 << 20  # observation buffers this large are recycled (numba b
 # The bitmap trick relies on the encoding's layout: own hand, then per relative seat pile contents, top, second, known.
 if not (
     enc.SEAT_BLOCK == NUM_CARDS and enc.SEAT_STRIDE == 4 * NUM_CARDS and (enc.PILE_CONTENTS, enc.PILE_TOP, enc.PILE_SECOND, enc.KNOWN_IN_HAND) == (0, 48, 96, 144)
-    and enc.AT_TABLE == enc.SEAT_BLOCK + MAX_PLAYERS * enc.SEAT_STRIDE
+    and enc.AT_TABLE == enc.SEAT_BLOCK + rules.MAX_PLAYERS * enc.SEAT_STRIDE
 ):  # pragma: no cover - guards a change of grinch_env.grinch.encoding's index table
     raise ImportError("grinch_env.grinch.vector assumes the card-bitmap layout of grinch_env.grinch.encoding; update VectorGrinch._encode and _vector_numba")
 
 
 _SUIT_FEATURES, _MATCH_RUN = packed_tables()
 _SUIT_OFFSET = np.arange(NUM_SUITS) << CARDS_PER_SUIT  # row s of the table in the raveled array
-_ROUNDS = np.array([ROUNDS_BY_PLAYERS.get(n, 0) for n in range(MAX_PLAYERS + 1)], dtype=np.int64)
+_ROUNDS = np.array([rules.ROUNDS_BY_PLAYERS.get(n, 0) for n in range(rules.MAX_PLAYERS + 1)], dtype=np.int64)
 
 
 def _bits(cards: Sequence[int]) -> np.uint64:
@@ -210,10 +193,10 @@ class VectorGrinch:
         copy: bool = True,
         backend: str = "auto",
     ) -> None:
-        self.num_players = table_sizes(num_envs, num_players, MIN_PLAYERS, MAX_PLAYERS)
+        self.num_players = table_sizes(num_envs, num_players, rules.MIN_PLAYERS, rules.MAX_PLAYERS)
         self.num_envs = envs = int(num_envs)
-        if reward_mode not in REWARD_MODES:
-            raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
+        if reward_mode not in rules.REWARD_MODES:
+            raise ValueError(f"reward_mode must be one of {rules.REWARD_MODES}, got {reward_mode!r}")
         self.reward_mode = reward_mode
         self.layout = resolve_layout(bonus_layout)
         self.scales = scales = enc.Scales(self.layout)
@@ -240,7 +223,7 @@ class VectorGrinch:
         self._rounds = _ROUNDS[n]
         self._ar = np.arange(envs)
         self._valid = _SEATS < n[:, None]  # seat j (absolute or relative) is at the table
-        self._flat_base = self._ar[:, None] * MAX_PLAYERS  # row of (game, seat 0) in the [envs*6, ...] views
+        self._flat_base = self._ar[:, None] * rules.MAX_PLAYERS  # row of (game, seat 0) in the [envs*6, ...] views
         # Game state.
         self._round = np.zeros(envs, dtype=np.int64)
         self._turn = np.zeros(envs, dtype=np.int64)  # 1..3, 0 while scoring
@@ -251,17 +234,17 @@ class VectorGrinch:
         self._draws = np.zeros(envs, dtype=np.int64)
         # Per seat, the card sets the observation shows, as 48-bit masks in the observation's order (pile
         # contents, pile top, card under the top, known in hand), then the hand: one gather serves them all.
-        self._maps = np.zeros((envs, MAX_PLAYERS, 5), dtype=np.uint64)
+        self._maps = np.zeros((envs, rules.MAX_PLAYERS, 5), dtype=np.uint64)
         self._pile, self._top, self._second, self._known, self._hand = (self._maps[:, :, k] for k in range(5))
-        self._stack = np.zeros((envs, MAX_PLAYERS, TURNS_PER_ROUND), dtype=np.int64)  # each pile bottom to top
-        self._plen = np.zeros((envs, MAX_PLAYERS), dtype=np.int64)
+        self._stack = np.zeros((envs, rules.MAX_PLAYERS, rules.TURNS_PER_ROUND), dtype=np.int64)  # each pile bottom to top
+        self._plen = np.zeros((envs, rules.MAX_PLAYERS), dtype=np.int64)
         self._deck = np.zeros((envs, NUM_CARDS), dtype=np.int64)  # draw pile, top card at _ptr - 1
         self._ptr = np.zeros(envs, dtype=np.int64)
-        self._totals = np.zeros((envs, MAX_PLAYERS), dtype=np.int64)
+        self._totals = np.zeros((envs, rules.MAX_PLAYERS), dtype=np.int64)
         # Per seat, the score pad as the observation shows it: row used (7), points / points_scale (7), total / total_scale.
-        self._pad = np.zeros((envs, MAX_PLAYERS, 2 * NUM_ROWS + 1), dtype=np.float32)
-        self.last_totals = np.zeros((envs, MAX_PLAYERS), dtype=np.int64)
-        self._mask = np.zeros((envs, NUM_ACTIONS), dtype=np.int8)
+        self._pad = np.zeros((envs, rules.MAX_PLAYERS, 2 * NUM_ROWS + 1), dtype=np.float32)
+        self.last_totals = np.zeros((envs, rules.MAX_PLAYERS), dtype=np.int64)
+        self._mask = np.zeros((envs, rules.NUM_ACTIONS), dtype=np.int8)
         self.copy = bool(copy)
         self.backend = pick_backend(backend, "grinch_env.grinch._vector_numba")
         self._bonus_card_i64 = self._bonus_card.astype(np.int64)
@@ -336,11 +319,11 @@ class VectorGrinch:
                 raise ValueError(f"game {k} uses another bonus layout than this engine")
             if g.phase not in phases:
                 raise ValueError(f"game {k} is in phase {g.phase!r}: only unfinished games (discard, draw, score) can be loaded")
-            if g.first_grinch != 0 or g.num_rounds != ROUNDS_BY_PLAYERS[n]:
+            if g.first_grinch != 0 or g.num_rounds != rules.ROUNDS_BY_PLAYERS[n]:
                 raise ValueError(f"game {k} has first_grinch={g.first_grinch} and num_rounds={g.num_rounds}; the batched engine plays "
-                                 f"first_grinch=0 and the rules' {ROUNDS_BY_PLAYERS[n]} rounds for {n} players")
-            if any(len(p) > TURNS_PER_ROUND for p in g.piles):
-                raise ValueError(f"game {k} has a discard pile of more than {TURNS_PER_ROUND} cards (a refilled variant game)")
+                                 f"first_grinch=0 and the rules' {rules.ROUNDS_BY_PLAYERS[n]} rounds for {n} players")
+            if any(len(p) > rules.TURNS_PER_ROUND for p in g.piles):
+                raise ValueError(f"game {k} has a discard pile of more than {rules.TURNS_PER_ROUND} cards (a refilled variant game)")
             self._round[i] = g.round
             self._turn[i] = 0 if g.turn is None else g.turn
             self._phase[i] = phases[g.phase]
@@ -416,7 +399,7 @@ class VectorGrinch:
         discard = np.flatnonzero(phase == _DISCARD)
         draw = np.flatnonzero(phase == _DRAW)
         score = np.flatnonzero(phase == _SCORE)
-        rewards = np.zeros((self.num_envs, MAX_PLAYERS), dtype=np.float32)
+        rewards = np.zeros((self.num_envs, rules.MAX_PLAYERS), dtype=np.float32)
         dones = np.zeros(self.num_envs, dtype=bool)
         if len(discard):
             self._discard(discard, a[discard])
@@ -436,7 +419,7 @@ class VectorGrinch:
         """``step`` through the compiled kernels of :mod:`grinch_env.grinch._vector_numba` (same results as the numpy transitions)."""
         k = self._kernels
         a = actions_array(actions, self.num_envs)
-        rewards = np.zeros((self.num_envs, MAX_PLAYERS), dtype=np.float32)
+        rewards = np.zeros((self.num_envs, rules.MAX_PLAYERS), dtype=np.float32)
         dones = np.zeros(self.num_envs, dtype=bool)
         status = self._status
         bad = k.step_into(a, *self._step_args, rewards, dones, self.last_totals, status)
@@ -463,9 +446,9 @@ class VectorGrinch:
         n = self.num_players[idx]
         deck = self._deal_decks(idx)
         self._deck[idx] = deck
-        dealt = _BIT[deck[:, ::-1][:, : DEAL_SIZE * MAX_PLAYERS]].reshape(len(idx), MAX_PLAYERS, DEAL_SIZE)
+        dealt = _BIT[deck[:, ::-1][:, : rules.DEAL_SIZE * rules.MAX_PLAYERS]].reshape(len(idx), rules.MAX_PLAYERS, rules.DEAL_SIZE)
         self._hand[idx] = np.bitwise_or.reduce(dealt, axis=2) * self._valid[idx]
-        self._ptr[idx] = NUM_CARDS - DEAL_SIZE * n
+        self._ptr[idx] = NUM_CARDS - rules.DEAL_SIZE * n
         self._grinch[idx] = self._round[idx] % n
         self._maps[idx, :, :4] = 0  # piles and known cards
         self._plen[idx] = 0
@@ -493,9 +476,9 @@ class VectorGrinch:
         who = idx[~is_grinch]
         if len(who):
             ptr = self._ptr[who]
-            cards = self._deck[who[:, None], ptr[:, None] - 1 - np.arange(WHO_DRAWS)]
+            cards = self._deck[who[:, None], ptr[:, None] - 1 - np.arange(rules.WHO_DRAWS)]
             self._hand[who, self._cur[who]] |= np.bitwise_or.reduce(_BIT[cards], axis=1)
-            self._ptr[who] = ptr - WHO_DRAWS
+            self._ptr[who] = ptr - rules.WHO_DRAWS
 
     def _discard(self, idx: np.ndarray, card: np.ndarray) -> None:
         p = self._cur[idx]
@@ -515,7 +498,7 @@ class VectorGrinch:
             self._begin_player(idx[more], nxt[more])
         last = idx[~more]
         if len(last):
-            new_turn = self._turn[last] < TURNS_PER_ROUND
+            new_turn = self._turn[last] < rules.TURNS_PER_ROUND
             turn = last[new_turn]
             if len(turn):
                 self._turn[turn] += 1
@@ -529,7 +512,7 @@ class VectorGrinch:
 
     def _draw(self, idx: np.ndarray, action: np.ndarray) -> None:
         p = self._cur[idx]
-        from_pile = action == DRAW_PILE_ACTION
+        from_pile = action == rules.DRAW_PILE_ACTION
         card = np.empty(len(idx), dtype=np.int64)
         top = self._ptr[idx[from_pile]] - 1
         card[from_pile] = self._deck[idx[from_pile], top]
@@ -537,7 +520,7 @@ class VectorGrinch:
         taken = ~from_pile
         if taken.any():
             g = idx[taken]
-            src = (p[taken] + action[taken] - DRAW_DISCARD_BASE) % self.num_players[g]
+            src = (p[taken] + action[taken] - rules.DRAW_DISCARD_BASE) % self.num_players[g]
             length = self._plen[g, src] - 1
             c = self._stack[g, src, length]
             self._plen[g, src] = length
@@ -549,12 +532,12 @@ class VectorGrinch:
         self._hand[idx, p] |= _BIT[card]
         draws = self._draws[idx] + 1
         self._draws[idx] = draws
-        self._phase[idx[draws == GRINCH_DRAWS]] = _DISCARD
+        self._phase[idx[draws == rules.GRINCH_DRAWS]] = _DISCARD
 
     def _score(self, idx: np.ndarray, action: np.ndarray) -> np.ndarray:
         """Score the actors' hands in games ``idx``; return the games that ended."""
         p = self._cur[idx]
-        row = action - SCORE_BASE
+        row = action - rules.SCORE_BASE
         values, bonus = self._hand_values(self._hand[idx, p])
         points = values[np.arange(len(idx)), row] + bonus
         self._totals[idx, p] += points
@@ -587,7 +570,7 @@ class VectorGrinch:
         else:
             t = np.where(valid, totals, 0)
             others = t.sum(axis=1, keepdims=True) - t
-            out = (t - others / (n[:, None] - 1)) / MARGIN_SCALE
+            out = (t - others / (n[:, None] - 1)) / rules.MARGIN_SCALE
         return np.where(valid, out, 0.0).astype(np.float32)
 
     def _hand_values(self, hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -656,7 +639,7 @@ class VectorGrinch:
 
         bitmaps = np.empty((envs, _BLOCKS), dtype=np.uint64)
         bitmaps[:, 0] = own_hand
-        bitmaps[:, 1:] = maps[:, :, :4].reshape(envs, 4 * MAX_PLAYERS)
+        bitmaps[:, 1:] = maps[:, :, :4].reshape(envs, 4 * rules.MAX_PLAYERS)
         # Little-endian bytes of each 48-card bitmap, unpacked bit 0 first: card c is bit c.
         byte = bitmaps.view(np.uint8).reshape(envs, _BLOCKS, 8)[:, :, :_BYTES]
         obs[:, :_TAIL] = np.unpackbits(byte, axis=-1, bitorder="little").reshape(envs, _TAIL)
@@ -665,9 +648,9 @@ class VectorGrinch:
         turn = self._turn[games]
         rounds = self._rounds[games]
         rnd = np.minimum(self._round[games], rounds - 1)
-        obs[:, enc.AT_TABLE:enc.AT_TABLE + MAX_PLAYERS] = valid
+        obs[:, enc.AT_TABLE:enc.AT_TABLE + rules.MAX_PLAYERS] = valid
         obs[ar, enc.GRINCH_SEAT + (self._grinch[games] - cur) % n] = 1.0
-        obs[:, enc.HAND_SIZE:enc.HAND_SIZE + MAX_PLAYERS] = self._f_hand[np.bitwise_count(maps[:, :, 4])]
+        obs[:, enc.HAND_SIZE:enc.HAND_SIZE + rules.MAX_PLAYERS] = self._f_hand[np.bitwise_count(maps[:, :, 4])]
         obs[ar, enc.ROUND + rnd] = 1.0
         obs[ar, enc.ROUNDS_LEFT + rounds - 1 - rnd] = 1.0
         in_turn = np.flatnonzero(turn > 0)
@@ -675,9 +658,9 @@ class VectorGrinch:
         obs[ar, enc.PHASE + phase] = 1.0
         obs[:, enc.FIRST_DRAW_MADE] = (phase == _DRAW) & (self._draws[games] > 0)
         obs[:, enc.DRAW_PILE_SIZE] = self._f_pile[self._ptr[games]]
-        obs[:, enc.ROW_USED:enc.ROW_USED + MAX_PLAYERS * NUM_ROWS] = pad[:, :, :NUM_ROWS].reshape(envs, -1)
-        obs[:, enc.ROW_POINTS:enc.ROW_POINTS + MAX_PLAYERS * NUM_ROWS] = pad[:, :, NUM_ROWS:2 * NUM_ROWS].reshape(envs, -1)
-        obs[:, enc.TOTALS:enc.TOTALS + MAX_PLAYERS] = pad[:, :, 2 * NUM_ROWS]
+        obs[:, enc.ROW_USED:enc.ROW_USED + rules.MAX_PLAYERS * NUM_ROWS] = pad[:, :, :NUM_ROWS].reshape(envs, -1)
+        obs[:, enc.ROW_POINTS:enc.ROW_POINTS + rules.MAX_PLAYERS * NUM_ROWS] = pad[:, :, NUM_ROWS:2 * NUM_ROWS].reshape(envs, -1)
+        obs[:, enc.TOTALS:enc.TOTALS + rules.MAX_PLAYERS] = pad[:, :, 2 * NUM_ROWS]
         values, bonus = self._hand_values(own_hand)
         obs[:, enc.OWN_ROW_VALUES:enc.OWN_ROW_VALUES + NUM_ROWS] = self._f_row[values]
         obs[:, enc.OWN_BONUS] = self._f_bonus[bonus]
@@ -686,14 +669,14 @@ class VectorGrinch:
         mask[:] = 0
         mask[:, :NUM_CARDS] = obs[:, :NUM_CARDS] * (phase == _DISCARD)[:, None]
         draw = phase == _DRAW
-        mask[:, DRAW_PILE_ACTION] = draw  # the draw pile never runs out (module docstring)
-        mask[:, DRAW_DISCARD_BASE:DRAW_DISCARD_BASE + MAX_PLAYERS] = (maps[:, :, 0] != 0) & draw[:, None]
-        mask[:, SCORE_BASE:] = (pad[:, 0, :NUM_ROWS] == 0) & (phase == _SCORE)[:, None]
+        mask[:, rules.DRAW_PILE_ACTION] = draw  # the draw pile never runs out (module docstring)
+        mask[:, rules.DRAW_DISCARD_BASE:rules.DRAW_DISCARD_BASE + rules.MAX_PLAYERS] = (maps[:, :, 0] != 0) & draw[:, None]
+        mask[:, rules.SCORE_BASE:] = (pad[:, 0, :NUM_ROWS] == 0) & (phase == _SCORE)[:, None]
 
     def _check_actions(self, actions: np.ndarray) -> np.ndarray:
         """Return ``actions`` as int64[envs] if each is legal in its game, else raise ``ValueError`` naming the first bad one."""
         a = actions_array(actions, self.num_envs)
-        bad = (a < 0) | (a >= NUM_ACTIONS)
+        bad = (a < 0) | (a >= rules.NUM_ACTIONS)
         if not bad.any():
             bad = self._mask[self._ar, a] == 0
         if bad.any():
