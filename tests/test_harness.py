@@ -87,7 +87,7 @@ def test_public_surface_and_version():
 def test_grinch_env_and_evaluation_import_neither_training_nor_torch():
     code = (
         "import sys, grinch_env, grinch_env.evaluation, grinch_env.agents\n"
-        "from grinch_env.evaluation import evaluate\n"
+        "from grinch_env.evaluation.evaluate import evaluate\n"
         "r = evaluate(['greedy', 'random'], num_players=2, num_games=2, seed=0)\n"
         "assert r.per_agent['greedy']['seat_games'] == 2\n"
         "bad = sorted(m for m in sys.modules if m == 'torch' or m.split('.')[0] == 'training')\n"
