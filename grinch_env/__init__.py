@@ -14,21 +14,11 @@ from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from grinch_env import _aliases
-
-# Every module that moved into grinch_env/grinch/ keeps its old import path.
-_aliases.install(
-    {f"grinch_env.{m}": f"grinch_env.grinch.{m}" for m in ("cards", "scoring", "game", "encoding", "env", "vector", "_vector_numba", "_vector_reference", "replay")}
-    | {f"grinch_env.agents.{m}": f"grinch_env.grinch.agents.{m}" for m in ("base", "simple", "expectimax", "handeval")}
-)
-
-from grinch_env.agents import make_agent  # noqa: E402
-from grinch_env.games import GAMES, get_game  # noqa: E402
-from grinch_env.grinch.encoding import OBS_SIZE  # noqa: E402
-from grinch_env.grinch.env import env, raw_env  # noqa: E402
-from grinch_env.grinch.game import NUM_ACTIONS, Game, IllegalActionError, terminal_rewards  # noqa: E402
-
-_aliases.bind_loaded()
+from grinch_env.agents import make_agent
+from grinch_env.games import GAMES, get_game
+from grinch_env.grinch.encoding import OBS_SIZE
+from grinch_env.grinch.env import env, raw_env
+from grinch_env.grinch.game import NUM_ACTIONS, Game, IllegalActionError, terminal_rewards
 
 try:
     __version__ = version("grinch_env")

@@ -6,7 +6,7 @@ Example::
     python -m grinch_env --game gnoming --players 5 --seed 7
     python -m grinch_env --players 4 --agents checkpoints/selfplay_mixed,greedy --video grinch.mp4
 
-Prints every move as ``python -m grinch_env.play`` describes it, with every
+Prints every move as ``python -m grinch_env.grinch.play`` describes it, with every
 hand shown (the deal, each Who's two automatic draws, the Grinch's draws and
 the card each draw took, every discard, the row each player scores), the
 score pads with labelled columns after each round, and the final totals and
@@ -22,10 +22,10 @@ import numpy as np
 
 from grinch_env.games import get_game
 from grinch_env.grinch.cards import card_name
-from grinch_env.grinch.env import REWARD_MODES, raw_env
-from grinch_env.grinch.game import DEAL_SIZE, DRAW_PILE_ACTION, PHASE_DISCARD, PHASE_SCORE, SCORE_BASE, Game
+from grinch_env.grinch.env import raw_env
+from grinch_env.grinch.game import DEAL_SIZE, DRAW_PILE_ACTION, PHASE_DISCARD, PHASE_SCORE, REWARD_MODES, SCORE_BASE, Game
+from grinch_env.grinch.play import describe_action
 from grinch_env.grinch.scoring import ROW_NAMES
-from grinch_env.play import describe_action
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

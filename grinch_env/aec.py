@@ -4,7 +4,8 @@
 TerminateIllegalWrapper(env, illegal_reward=-1)))`` around any AEC env with a
 ``Discrete`` action space, with the hot methods (``last``, ``step``,
 ``agent_iter``) on a slotted object.  A game's ``raw_env`` opts into the fast
-path by setting ``raw_env._fast_loop_class = raw_env`` and providing
+path by subclassing ``GameEnv`` with an ``env_name`` (``class raw_env(GameEnv,
+env_name="..."))``, which sets ``raw_env._fast_loop_class = raw_env``) and providing
 ``_game`` (whose ``step`` raises :class:`~grinch_env.games.IllegalActionError`),
 ``_encoder.observe(game, seat)``, ``action_log`` and ``_after_step(agent,
 action)`` (the bookkeeping after an applied action); a subclass of it, or any
@@ -62,6 +63,17 @@ class GameEnv(AECEnv):
     """
 
     game_class: type
+
+    def __init_subclass__(cls, env_name: str | None = None, render_fps: int = 1, **kwargs: Any) -> None:
+        """``class raw_env(GameEnv, env_name="<name>_v0", render_fps=k)`` gives a game's env its metadata and :class:`ClassicWrapper`'s fast path.
+
+        Only that class runs the fast path: a subclass of it (which may
+        override ``observe`` or ``step``) goes through its own methods.
+        """
+        super().__init_subclass__(**kwargs)
+        if env_name is not None:
+            cls.metadata = {"render_modes": list(RENDER_MODES), "name": env_name, "is_parallelizable": False, "render_fps": render_fps}
+            cls._fast_loop_class = cls
 
     @staticmethod
     def _check_modes(reward_mode: Any, render_mode: Any, reward_modes: tuple[str, ...]) -> None:
@@ -225,6 +237,23 @@ class GameEnv(AECEnv):
         if self._game.current != self.agent_name_mapping[agent]:
             return []
         return self._game.legal_actions()
+
+
+def classic_env(raw_env: type[GameEnv]) -> Any:
+    """Return a game's ``env(**kwargs)`` factory: its ``raw_env(**kwargs)`` wrapped in :class:`ClassicWrapper`."""
+
+    def env(**kwargs: Any) -> ClassicWrapper:
+        """Return the environment wrapped like PettingZoo's classic environments (see :class:`ClassicWrapper`).
+
+        An illegal action ends the game with reward -1 for the offender (and a
+        warning), an action outside the ``Discrete`` action space is an
+        assertion error, and calling ``step``/``observe`` before ``reset`` is an error.
+        """
+        return ClassicWrapper(raw_env(**kwargs))
+
+    env.__module__ = raw_env.__module__
+    env.__qualname__ = "env"
+    return env
 
 
 class ClassicWrapper(BaseWrapper):

@@ -1,8 +1,32 @@
-"""The plumbing every game's built-in agents share: a seeded generator, input checks and a default ``act_batch``."""
+"""What every game's agents share: the :class:`Agent` interface, a seeded base class, input checks, and the checkpoint loaders.
+
+Checkpoints are loaded by the loaders in :data:`CHECKPOINT_LOADERS`: the
+trainer's torch loader is found through the ``grinch_env.checkpoint_loaders``
+entry point (``training.checkpoint:load_agent``), and any installed package
+may add one there, so ``grinch_env`` never imports the trainer (or torch).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from importlib.metadata import entry_points
+from typing import Any, Protocol, runtime_checkable
+
 import numpy as np
+
+from grinch_env.games import DEFAULT_GAME, get_game
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """What every agent provides (a structural type: no subclassing needed); ``act_batch(obs, masks)`` is optional."""
+
+    name: str
+
+    def reset(self, seed: int | None = None) -> None: ...
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int: ...
+
 
 
 def check_mask(action_mask: np.ndarray, num_actions: int) -> np.ndarray:
@@ -53,4 +77,59 @@ class SeededAgent:
         return f"{type(self).__name__}(name={self.name!r})"
 
 
-__all__ = ["SeededAgent", "check_mask"]
+
+CheckpointLoader = Callable[..., Agent]
+CHECKPOINT_LOADERS: list[CheckpointLoader] = []
+"""Functions ``loader(path, seed=None) -> agent`` tried in order on a checkpoint path (raise ``ValueError`` if not theirs)."""
+ENTRY_POINT_GROUP = "grinch_env.checkpoint_loaders"
+
+
+def register_checkpoint_loader(loader: CheckpointLoader) -> None:
+    """Add ``loader`` to the checkpoint loaders (once)."""
+    if loader not in CHECKPOINT_LOADERS:
+        CHECKPOINT_LOADERS.append(loader)
+
+
+def _loaders() -> list[CheckpointLoader]:
+    if not CHECKPOINT_LOADERS:
+        for ep in entry_points(group=ENTRY_POINT_GROUP):
+            try:
+                register_checkpoint_loader(ep.load())
+            except ImportError:  # the extra that provides it (e.g. torch for the trainer's) is not installed
+                continue
+    return CHECKPOINT_LOADERS
+
+
+def load_checkpoint_agent(path: str, seed: int | None = None, num_players: int | None = None, game: str = DEFAULT_GAME) -> Agent:
+    """Return the agent a checkpoint ``path`` holds, checked to play ``game`` at ``num_players`` (``ValueError`` otherwise)."""
+    loaders = _loaders()
+    if not loaders:
+        raise ValueError(f"cannot load checkpoint {path!r}: no checkpoint loader is installed (install grinch_env[train] for torch checkpoints)")
+    errors = []
+    for loader in loaders:
+        try:
+            agent = loader(path, seed=seed)
+            break
+        except Exception as exc:  # missing, truncated or foreign files raise many kinds of errors
+            errors.append(str(exc))
+    else:
+        raise ValueError(f"cannot load checkpoint {path!r}: {'; '.join(errors)}")
+    trained_for = getattr(agent, "game", DEFAULT_GAME)
+    if trained_for != game:
+        raise ValueError(f"checkpoint {path!r} plays {get_game(trained_for).title} (game {trained_for!r}), not {get_game(game).title} (game {game!r})")
+    supported = getattr(agent, "num_players", None)
+    if num_players is not None and supported is not None and not _supports(supported, num_players):
+        raise ValueError(f"checkpoint {path!r} was trained for num_players={supported}, not {num_players}")
+    return agent
+
+
+def _supports(supported: Any, num_players: int) -> bool:
+    if isinstance(supported, int):
+        return supported == num_players
+    try:
+        return num_players in supported
+    except TypeError:
+        return True
+
+
+__all__ = ["CHECKPOINT_LOADERS", "Agent", "SeededAgent", "check_mask", "load_checkpoint_agent", "register_checkpoint_loader"]

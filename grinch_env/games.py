@@ -35,6 +35,8 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Protocol
 
+import numpy as np
+
 
 class IllegalActionError(ValueError):
     """An action that the rules do not allow in this state (every game's ``step`` raises it, naming the phase, action and legal actions)."""
@@ -126,6 +128,7 @@ class GameSpec:
         return tuple(self.harness.ROW_NAMES)
 
 
+# One entry per game, field for field alike (`duplicates` pairs the two entries: it is a table, not repeated logic).
 GAMES: dict[str, GameSpec] = {
     "grinch": GameSpec(
         name="grinch",
@@ -152,11 +155,18 @@ GAMES: dict[str, GameSpec] = {
         num_actions=15,
         obs_size=1046,
         highest_total_wins=False,
-        reward_modes=("win_loss", "margin"),
+        reward_modes=("win", "margin"),
         roles=("starter", "other"),
     ),
 }
 DEFAULT_GAME = "grinch"
+
+
+def copy_generator(rng: np.random.Generator) -> np.random.Generator:
+    """Return an independent ``numpy.random.Generator`` in the same state as ``rng`` (every game's ``clone`` uses it)."""
+    bit_generator = type(rng.bit_generator)()
+    bit_generator.state = rng.bit_generator.state
+    return np.random.Generator(bit_generator)
 
 
 def get_game(name: str | GameSpec = DEFAULT_GAME) -> GameSpec:
@@ -169,4 +179,4 @@ def get_game(name: str | GameSpec = DEFAULT_GAME) -> GameSpec:
         raise ValueError(f"unknown game {name!r}: choose one of {', '.join(sorted(GAMES))}") from None
 
 
-__all__ = ["DEFAULT_GAME", "GAMES", "GameSpec", "GameState", "get_game"]
+__all__ = ["DEFAULT_GAME", "GAMES", "GameSpec", "GameState", "copy_generator", "get_game"]

@@ -184,11 +184,3 @@ class GameGymEnv(gymnasium.Env):
 
 __all__ = ["ENV_IDS", "GameGymEnv", "ILLEGAL_ACTION_REWARD"]
 
-
-def __getattr__(name: str) -> Any:
-    # The old path of the Grinch's wrapper (grinch_env.gym_env.GrinchGymEnv, before this module held both games).
-    if name in ("GrinchGymEnv", "ENV_ID"):
-        from grinch_env.grinch import gym_env as grinch_gym_env
-
-        return getattr(grinch_gym_env, name)
-    raise AttributeError(f"module 'grinch_env.gym_env' has no attribute {name!r}")

@@ -15,7 +15,7 @@ Gymnasium, single-agent wrappers (:mod:`grinch_env.gym_env`) whose other seats a
 =====================================  =========================================================
 ``grinch_env/grinch-v0`` (AEC)         :func:`grinch_env.grinch.env.env` (wrapped as PettingZoo's classic games)
 ``grinch_env/gnoming-v0`` (AEC)        :func:`grinch_env.gnoming.env.env`
-``grinch_env/GrinchGrowYourHeart-v0``  :class:`grinch_env.grinch.gym_env.GrinchGymEnv`
+``grinch_env/GrinchGrowYourHeart-v0``  :class:`grinch_env.gym_env.GameGymEnv` (``game="grinch"``)
 ``grinch_env/GnomingARound-v0``        :class:`grinch_env.gym_env.GameGymEnv` with ``game="gnoming"``
 =====================================  =========================================================
 
@@ -33,7 +33,7 @@ from grinch_env.gym_env import ENV_IDS
 AEC_IDS = {"grinch": "grinch_env/grinch-v0", "gnoming": "grinch_env/gnoming-v0"}
 AEC_ENTRY_POINTS = {"grinch": "grinch_env.grinch.env:env", "gnoming": "grinch_env.gnoming.env:env"}
 GYM_ENTRY_POINTS = {
-    "grinch": ("grinch_env.grinch.gym_env:GrinchGymEnv", {}),
+    "grinch": ("grinch_env.gym_env:GameGymEnv", {"game": "grinch"}),
     "gnoming": ("grinch_env.gym_env:GameGymEnv", {"game": "gnoming"}),
 }
 

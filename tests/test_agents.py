@@ -1,7 +1,8 @@
 import numpy as np
 import pytest
 
-from grinch_env.agents import GreedyAgent, RandomAgent, decode, make_agent, parse_spec, split_specs
+from grinch_env.agents import make_agent, parse_spec, split_specs
+from grinch_env.grinch.agents import GreedyAgent, RandomAgent, decode
 from grinch_env.grinch.agents.expectimax import ExpectimaxAgent
 from grinch_env.grinch.agents.handeval import HandEvaluator
 from grinch_env.grinch.cards import parse_card

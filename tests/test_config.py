@@ -98,7 +98,7 @@ def test_wrong_type_is_an_error_naming_the_key():
         config_from_dict({"num_envs": "many"})
     with pytest.raises(ValueError, match=r"selfplay\.self_prob: Input should be a valid number"):
         config_from_dict({"selfplay": {"self_prob": [1]}})
-    with pytest.raises(ValueError, match=r"reward_mode: Input should be 'win', 'win_loss' or 'margin'"):
+    with pytest.raises(ValueError, match=r"reward_mode: Input should be 'win' or 'margin'"):
         config_from_dict({"reward_mode": "score"})
 
 
@@ -158,12 +158,14 @@ def test_distill_config_errors_name_the_key():
 
 def test_game_key_checks_sizes_reward_mode_and_grinch_only_options():
     cfg = config_from_dict({"game": "gnoming", "num_players": [3, 7], "model": {"action_features": False}})
-    assert cfg.game == "gnoming" and cfg.reward_mode == "win_loss" and cfg.game_options() == {}
+    assert cfg.game == "gnoming" and cfg.reward_mode == "win" and cfg.game_options() == {}
     assert config_from_dict({}).reward_mode == "win"  # the Grinch's default
     with pytest.raises(ValueError, match=r"num_players: table sizes must be an int or a non-empty list of ints in 3\.\.7 \(Gnoming A Round\), got 2"):
         config_from_dict({"game": "gnoming", "num_players": 2, "model": {"action_features": False}})
-    with pytest.raises(ValueError, match=r"reward_mode: Gnoming A Round takes one of \['win_loss', 'margin'\], got 'win'"):
-        config_from_dict({"game": "gnoming", "reward_mode": "win", "model": {"action_features": False}})
+    # Both games name their reward modes alike: "win" (zero-sum win share) and "margin".
+    assert config_from_dict({"game": "gnoming", "reward_mode": "margin", "model": {"action_features": False}}).reward_mode == "margin"
+    with pytest.raises(ValueError, match=r"reward_mode: Input should be 'win' or 'margin'"):
+        config_from_dict({"game": "gnoming", "reward_mode": "win_loss", "model": {"action_features": False}})
     with pytest.raises(ValueError, match=r"model\.draw_lookahead: it features the Grinch's draws; set model\.draw_lookahead: false for gnoming"):
         config_from_dict({"game": "gnoming", "model": {"draw_lookahead": True}})
     assert config_from_dict({"game": "gnoming"}).model.action_features  # Gnoming's own action features (greedy's option values)

@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from grinch_env.grinch.env import terminal_rewards
-from grinch_env.grinch.game import Game
+from grinch_env.grinch.game import Game, terminal_rewards
 from training import distill
 from training.checkpoint import load_agent, load_checkpoint
 from training.config import DistillConfig, load_config

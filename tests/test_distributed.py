@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 import torch
 
+from grinch_env.evaluation.evaluate import evaluate
 from training import distill
 from training.checkpoint import load_checkpoint
 from training.config import DistillConfig, TrainConfig, config_from_dict, load_config
 from training.distributed import make_collector, merge_rollouts, ray_available
-from training.evaluate import evaluate
 from training.train import Trainer
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"

@@ -12,34 +12,12 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 import grinch_env
 import grinch_env.grinch.encoding
+from grinch_env.aec import ClassicWrapper
+from grinch_env.grinch import encoding as enc
 from grinch_env.grinch.cards import NUM_CARDS
-from grinch_env.grinch.encoding import (
-    AT_TABLE,
-    DRAW_PILE_SIZE,
-    FIRST_DRAW_MADE,
-    GRINCH_SEAT,
-    HAND_SIZE,
-    KNOWN_IN_HAND,
-    OBS_SIZE,
-    OWN_BONUS,
-    OWN_ROW_VALUES,
-    PHASE,
-    PILE_SECOND,
-    PILE_TOP,
-    ROUND,
-    ROUNDS_LEFT,
-    ROW_POINTS,
-    ROW_USED,
-    SEAT_BLOCK,
-    SEAT_STRIDE,
-    TO_ACT,
-    TOTALS,
-    TURN,
-    Encoder,
-    encode,
-)
-from grinch_env.grinch.env import ClassicWrapper, raw_env, terminal_rewards
-from grinch_env.grinch.game import PHASE_DRAW, Game, IllegalActionError
+from grinch_env.grinch.encoding import OBS_SIZE, Encoder, encode
+from grinch_env.grinch.env import raw_env
+from grinch_env.grinch.game import PHASE_DRAW, Game, IllegalActionError, terminal_rewards
 from grinch_env.grinch.scoring import bonus_points, max_bonus, row_scores
 
 
@@ -314,7 +292,7 @@ def test_wrapper_matches_pettingzoo_classic_stack(n, illegal_at):
 
 # -------------------------------------------------------------- encoding
 def reference_encode(game: Game, seat: int) -> np.ndarray:
-    """The observation table of grinch_env.encoding, written out directly, one feature at a time."""
+    """The observation table of grinch_env.grinch.encoding, written out directly, one feature at a time."""
     obs = np.zeros(OBS_SIZE, dtype=np.float32)
     n = game.num_players
     bonus_scale = float(max(1, max_bonus(game.layout)))
@@ -324,40 +302,40 @@ def reference_encode(game: Game, seat: int) -> np.ndarray:
         obs[c] = 1
     for j in range(n):
         p = (seat + j) % n
-        base = SEAT_BLOCK + SEAT_STRIDE * j
+        base = enc.SEAT_BLOCK + enc.SEAT_STRIDE * j
         pile = game.piles[p]
         for c in pile:
             obs[base + c] = 1
         if len(pile) >= 1:
-            obs[base + PILE_TOP + pile[-1]] = 1
+            obs[base + enc.PILE_TOP + pile[-1]] = 1
         if len(pile) >= 2:
-            obs[base + PILE_SECOND + pile[-2]] = 1
+            obs[base + enc.PILE_SECOND + pile[-2]] = 1
         for c in game.known[p]:
-            obs[base + KNOWN_IN_HAND + c] = 1
-        obs[AT_TABLE + j] = 1
-        obs[HAND_SIZE + j] = len(game.hands[p]) / 6
+            obs[base + enc.KNOWN_IN_HAND + c] = 1
+        obs[enc.AT_TABLE + j] = 1
+        obs[enc.HAND_SIZE + j] = len(game.hands[p]) / 6
         for k in range(7):
             if game.score_sheet[p][k] is not None:
-                obs[ROW_USED + 7 * j + k] = 1
-                obs[ROW_POINTS + 7 * j + k] = game.score_sheet[p][k] / points_scale
-        obs[TOTALS + j] = game.totals[p] / total_scale
-    obs[GRINCH_SEAT + (game.grinch - seat) % n] = 1
+                obs[enc.ROW_USED + 7 * j + k] = 1
+                obs[enc.ROW_POINTS + 7 * j + k] = game.score_sheet[p][k] / points_scale
+        obs[enc.TOTALS + j] = game.totals[p] / total_scale
+    obs[enc.GRINCH_SEAT + (game.grinch - seat) % n] = 1
     r = min(game.round, game.num_rounds - 1)
-    obs[ROUND + r] = 1
-    obs[ROUNDS_LEFT + game.num_rounds - 1 - r] = 1
+    obs[enc.ROUND + r] = 1
+    obs[enc.ROUNDS_LEFT + game.num_rounds - 1 - r] = 1
     if game.phase != "done":
         if game.turn is not None:
-            obs[TURN + game.turn - 1] = 1
-        obs[PHASE + ["discard", "draw", "score"].index(game.phase)] = 1
+            obs[enc.TURN + game.turn - 1] = 1
+        obs[enc.PHASE + ["discard", "draw", "score"].index(game.phase)] = 1
         if game.phase == "draw" and game.draws_made == 1:
-            obs[FIRST_DRAW_MADE] = 1
+            obs[enc.FIRST_DRAW_MADE] = 1
         if game.current == seat:
-            obs[TO_ACT] = 1
-    obs[DRAW_PILE_SIZE] = len(game.draw_pile) / 48
+            obs[enc.TO_ACT] = 1
+    obs[enc.DRAW_PILE_SIZE] = len(game.draw_pile) / 48
     rows = row_scores(game.hands[seat])
     for k in range(7):
-        obs[OWN_ROW_VALUES + k] = rows[k] / 30
-    obs[OWN_BONUS] = bonus_points(game.hands[seat], game.layout) / bonus_scale
+        obs[enc.OWN_ROW_VALUES + k] = rows[k] / 30
+    obs[enc.OWN_BONUS] = bonus_points(game.hands[seat], game.layout) / bonus_scale
     return obs
 
 
@@ -418,9 +396,9 @@ def test_encoder_called_at_random_moments_equals_the_reference():
 
 def test_action_mask_forms():
     game = Game(3, rng=0)
-    mask = grinch_env.encoding.action_mask(game, game.current)
+    mask = grinch_env.grinch.encoding.action_mask(game, game.current)
     assert mask.dtype == np.int8 and mask.shape == (62,) and mask.flags.writeable
     assert np.flatnonzero(mask).tolist() == game.legal_actions()
     out = np.ones(62, dtype=np.int8)
-    assert grinch_env.encoding.action_mask(game, (game.current + 1) % 3, out=out) is out and not out.any()
-    assert np.array_equal(grinch_env.encoding.action_mask(game, game.current, out=out), mask)
+    assert grinch_env.grinch.encoding.action_mask(game, (game.current + 1) % 3, out=out) is out and not out.any()
+    assert np.array_equal(grinch_env.grinch.encoding.action_mask(game, game.current, out=out), mask)

@@ -4,10 +4,10 @@ from pathlib import Path
 
 import pytest
 
+from grinch_env.evaluation.evaluate import EvalResult, evaluate, league_specs, main, summarise, write_report
 from grinch_env.evaluation.ratings import mean_interval, rate_games, wilson_interval
 from grinch_env.evaluation.tournament import lineups, schedule
 from grinch_env.grinch.game import Game
-from training.evaluate import EvalResult, evaluate, league_specs, main, summarise, write_report
 
 
 def _rounds(table):

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from grinch_env.grinch.encoding import action_mask, encode
+from grinch_env.grinch.features import FEATURE_SCALE, action_features
 from grinch_env.grinch.game import DRAW_DISCARD_BASE, DRAW_PILE_ACTION, PHASE_DRAW, SCORE_BASE, Game
 from grinch_env.grinch.scoring import NUM_ROWS, bonus_points, row_scores
-from training.features import FEATURE_SCALE, action_features
 
 W2, W3, W4, W5, W6 = 2, 4, 6, 8, 10  # Wreaths, copy 0: id = (rank - 1) * 2
 N1, N6 = 12, 22  # Noise rank 1 and rank 6, copy 0

@@ -2,17 +2,9 @@ import numpy as np
 import pytest
 
 from grinch_env.agents import make_agent
-from grinch_env.gnoming.agents import (
-    AGENT_CLASSES,
-    FACE_DOWN,
-    GreedyAgent,
-    GreedyPolicy,
-    RandomAgent,
-    SearchAgent,
-    decode,
-    expected_score,
-    view_of_game,
-)
+from grinch_env.gnoming.agents import AGENT_CLASSES, GreedyAgent, GreedyPolicy, RandomAgent, SearchAgent, decode
+from grinch_env.gnoming.agents.base import FACE_DOWN, expected_score
+from grinch_env.gnoming.agents.search import view_of_game
 from grinch_env.gnoming.encoding import action_mask, encode
 from grinch_env.gnoming.game import BOUNCE, DISCARD_A, DISCARD_B, DRAW, DRAW_PHASE, HAZARD_PHASE, PASS, PLAY, TAKE_A, TAKE_B, Game
 from grinch_env.gnoming.scoring import score_layout

@@ -1,4 +1,4 @@
-"""Gnoming determinisation: Game.from_observation rebuilds a game that encodes to the same observation,
+"""Gnoming determinisation: decode_game rebuilds a game that encodes to the same observation,
 and Game.resample_from_infostate keeps every public fact and redeals only the hidden cards."""
 
 from collections import Counter
@@ -8,7 +8,7 @@ import pytest
 from gnoming_helpers import cards_in_play, random_game
 from test_gnoming_no_leak import public
 
-from grinch_env.gnoming.encoding import action_mask, encode
+from grinch_env.gnoming.encoding import action_mask, decode_game, encode
 from grinch_env.gnoming.game import Game
 
 OPTIONS = [{}, {"discard_take": "free", "start_rotation": "fixed", "first_player": 1}, {"mulligan_lines": "single", "max_turns_per_player": 12}]
@@ -21,7 +21,7 @@ def hidden(g: Game) -> list[int]:
 
 
 @pytest.mark.parametrize("n", [3, 4, 5, 6, 7])
-def test_from_observation_re_encodes_to_the_same_observation(n):
+def test_decode_game_re_encodes_to_the_same_observation(n):
     rng = np.random.default_rng(n)
     checked = acting = 0
     for seed in range(3):
@@ -32,7 +32,7 @@ def test_from_observation_re_encodes_to_the_same_observation(n):
             if step % 9 == 0:
                 for seat in range(n):
                     obs = encode(game, seat)
-                    det = Game.from_observation(obs, rng, **options)
+                    det = decode_game(obs, rng, **options)
                     assert det.num_players == n and cards_in_play(det) == 110
                     assert np.array_equal(encode(det, 0), obs)
                     if seat == game.current:
@@ -44,26 +44,26 @@ def test_from_observation_re_encodes_to_the_same_observation(n):
             game.step(legal[rng.integers(len(legal))])
             step += 1
         obs = encode(game, 1)
-        assert np.array_equal(encode(Game.from_observation(obs, rng, **options), 0), obs)
+        assert np.array_equal(encode(decode_game(obs, rng, **options), 0), obs)
     assert checked > 150 and acting > 25
 
 
-def test_from_observation_continues_as_a_playable_game():
+def test_decode_game_continues_as_a_playable_game():
     rng = np.random.default_rng(0)
     game = random_game(5, 2, steps=200)
-    det = Game.from_observation(encode(game, game.current), rng)
+    det = decode_game(encode(game, game.current), rng)
     while not det.done:
         legal = det.legal_actions()
         det.step(legal[rng.integers(len(legal))])
     assert len(det.round_scores) == 3
 
 
-def test_from_observation_refuses_bad_input():
+def test_decode_game_refuses_bad_input():
     obs = encode(Game(3, rng=0), 0)
     with pytest.raises(ValueError, match=r"observation must have shape \(1046,\)"):
-        Game.from_observation(obs[:-1])
+        decode_game(obs[:-1])
     with pytest.raises(ValueError, match="num_players comes from the observation"):
-        Game.from_observation(obs, 0, num_players=3)
+        decode_game(obs, 0, num_players=3)
 
 
 @pytest.mark.parametrize("n", [3, 5, 7])
@@ -103,7 +103,7 @@ def test_resample_after_a_reshuffle_shuffles_the_known_draw_pile():
         assert hidden(sample) == hidden(game)
         orders.add(tuple(sample.draw_pile))
         obs = encode(game, 2)
-        det = Game.from_observation(obs, np.random.default_rng(i))
+        det = decode_game(obs, np.random.default_rng(i))
         assert np.array_equal(encode(det, 0), obs) and Counter(det.draw_pile) == Counter(game.draw_pile)
     assert len(orders) == 5
 

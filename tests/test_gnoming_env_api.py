@@ -64,7 +64,7 @@ def test_metadata_spaces_and_agents():
         ({"discard_take": None}, r"discard_take must be one of \('must_place', 'free'\)"),
         ({"mulligan_lines": "all"}, r"mulligan_lines must be one of \('independent', 'single'\)"),
         ({"max_turns_per_player": 5}, r"max_turns_per_player must be an int >= 10"),
-        ({"reward_mode": "win"}, r"reward_mode must be one of \('win_loss', 'margin'\)"),
+        ({"reward_mode": "win_loss"}, r"reward_mode must be one of \('win', 'margin'\)"),
         ({"render_mode": "rgb"}, r"render_mode must be None or one of \('ansi', 'human', 'rgb_array'\)"),
         ({"render_seat": -1}, r"render_seat must be None \(the spectator, who sees every card\) or a seat in 0..3, got -1"),
     ],
@@ -122,10 +122,10 @@ def test_observations_masks_and_rewards_through_a_whole_game():
     assert state["phase"] == "done" and state["current_player"] is None and len(state["round_scores"]) == 3
 
 
-def test_win_loss_rewards_at_the_end_are_the_games():
+def test_win_rewards_at_the_end_are_the_games():
     e = gn.env(num_players=3)
     final = play_random(e, 8)
-    rewards = e.unwrapped.game.rewards("win_loss")
+    rewards = e.unwrapped.game.rewards("win")
     assert [final[a] for a in e.possible_agents] == pytest.approx(rewards)
     assert sum(rewards) == pytest.approx(0.0) and max(rewards) > 0
 

@@ -7,7 +7,7 @@ from grinch_env.agents import make_agent
 from grinch_env.gnoming.encoding import action_mask, encode
 from grinch_env.gnoming.game import BOUNCE, DISCARD_A, DISCARD_B, DRAW, DRAW_PHASE, HAZARD_PHASE, PASS, PLAY, TAKE_A, TAKE_B, Game
 from grinch_env.gnoming.play import main, parse_move, render_for
-from grinch_env.play import main as grinch_main
+from grinch_env.play_base import main as grinch_main
 
 
 def run(argv, text, entry=main):

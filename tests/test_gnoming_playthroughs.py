@@ -15,17 +15,14 @@ Regenerate (only after an intended change, and say so in the commit)::
 
 from __future__ import annotations
 
-import argparse
-import hashlib
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
+from playthrough_common import HERE, check_saved, digest, everyone_digest, main, record_random_game
 
 import grinch_env.gnoming as gn
 
-HERE = Path(__file__).resolve().parent / "playthroughs"
 GAMES = {
     "gnoming_p3_seed1.txt": {"num_players": 3, "seed": 1},
     "gnoming_p4_seed2_free_fixed.txt": {"num_players": 4, "seed": 2, "discard_take": "free", "start_rotation": "fixed", "first_player": 3},
@@ -34,22 +31,15 @@ GAMES = {
 }
 
 
-def digest(*items) -> str:
-    h = hashlib.sha1()
-    for x in items:
-        h.update(x.tobytes() if isinstance(x, np.ndarray) else json.dumps(x, sort_keys=True).encode())
-    return h.hexdigest()[:16]
-
 
 def step_line(env, agent: str, action: int) -> str:
     """Return the line of one decision (before it is stepped)."""
     obs = env.observe(agent)
-    everyone = [env.observe(a) for a in env.possible_agents]
     legal = ",".join(str(a) for a in np.flatnonzero(obs["action_mask"]))
     return (
         f"{agent} {action} phase={env.game.phase.value} legal={legal} "
         f"obs={digest(obs['observation'], obs['action_mask'])} "
-        f"all={digest(*[x for o in everyone for x in (o['observation'], o['action_mask'])])} "
+        f"all={everyone_digest(env)} "
         f"state={digest(env.game_state())}"
     )
 
@@ -58,27 +48,15 @@ def record(spec: dict) -> str:
     """Return the text of a random seeded game played with ``spec`` (the function that writes the files)."""
     kwargs = {k: v for k, v in spec.items() if k != "seed"}
     env = gn.raw_env(**kwargs)
-    env.reset(seed=spec["seed"])
-    rng = np.random.default_rng(spec["seed"] + 1000)
-    lines = [
-        "# A seeded random game of Gnoming A Round, replayed by tests/test_gnoming_playthroughs.py.",
-        "# Regenerate only after an intended change: python tests/test_gnoming_playthroughs.py --regenerate",
-        "spec " + json.dumps(spec, sort_keys=True),
-    ]
-    rewards = {}
-    for i, agent in enumerate(env.agent_iter()):
-        obs, reward, termination, truncation, _ = env.last()
-        if termination or truncation:
-            rewards[agent] = reward
-            env.step(None)
-            continue
-        legal = np.flatnonzero(obs["action_mask"])
-        action = int(legal[rng.integers(len(legal))])
+
+    def decide(i: int, agent: str, action: int) -> str:
         line = f"{i} " + step_line(env, agent, action)
         before = len(env.game.auto_log)
         env.step(action)
         auto = ",".join(f"{s}:{a}" for s, a in env.game.auto_log[before:])
-        lines.append(line + f" auto={auto or '-'}")
+        return line + f" auto={auto or '-'}"
+
+    lines, rewards = record_random_game(env, spec, "Gnoming A Round", "tests/test_gnoming_playthroughs.py", decide)
     for r, scores in enumerate(env.game.round_scores):
         lines.append(f"round {r} " + " ".join(str(s) for s in scores))
     lines.append("totals " + " ".join(str(t) for t in env.game.totals))
@@ -116,11 +94,7 @@ def replay(text: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(GAMES))
 def test_saved_playthrough_replays_exactly(name):
-    path = HERE / name
-    assert path.exists(), f"{path} is missing: run python tests/test_gnoming_playthroughs.py --regenerate"
-    text = path.read_text()
-    replay(text)
-    assert text == record(GAMES[name])  # and the same seeds still play the same game
+    check_saved(name, GAMES, record, replay, "tests/test_gnoming_playthroughs.py")
 
 
 def test_replay_detects_a_change():
@@ -133,20 +107,5 @@ def test_replay_detects_a_change():
         replay("\n".join(lines) + "\n")
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description="Write or check the saved Gnoming playthroughs in tests/playthroughs/.")
-    parser.add_argument("--regenerate", action="store_true", help="rewrite the files (after an intended change)")
-    args = parser.parse_args(argv)
-    HERE.mkdir(exist_ok=True)
-    for name, spec in sorted(GAMES.items()):
-        path = HERE / name
-        if args.regenerate:
-            path.write_text(record(spec))
-            print(f"wrote {path}")
-        else:
-            replay(path.read_text())
-            print(f"ok {path}")
-
-
 if __name__ == "__main__":
-    main()
+    main(None, "Write or check the saved Gnoming playthroughs in tests/playthroughs/.", GAMES, record, replay)

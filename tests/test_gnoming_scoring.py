@@ -103,7 +103,7 @@ def test_going_out_adjustment_of_section_4_4(raw, went_out, capped, expected):
     assert round_scores(raw, went_out, capped) == expected
 
 
-# §4.6: (totals, third-round scores, winners, win_loss rewards)
+# §4.6: (totals, third-round scores, winners, win rewards)
 TIE_BREAKS = [
     ([50, 60, 70], [10, 5, 0], [0], [1.0, -0.5, -0.5]),
     ([50, 50, 70], [10, 5, 0], [1], [-0.5, 1.0, -0.5]),  # tied leaders: the lower third round wins
@@ -117,13 +117,13 @@ TIE_BREAKS = [
 @pytest.mark.parametrize("totals,last,expected,rewards", TIE_BREAKS)
 def test_winners_and_rewards_of_section_4_6(totals, last, expected, rewards):
     assert winners(totals, last) == expected
-    assert terminal_rewards(totals, last, "win_loss") == pytest.approx(rewards)
-    assert sum(terminal_rewards(totals, last, "win_loss")) == pytest.approx(0.0)
+    assert terminal_rewards(totals, last, "win") == pytest.approx(rewards)
+    assert sum(terminal_rewards(totals, last, "win")) == pytest.approx(0.0)
 
 
 def test_margin_rewards():
     # (mean of the others - own) / 100: seat 0: (60+70)/2 - 50 = 15 -> 0.15
     assert terminal_rewards([50, 60, 70], [0, 0, 0], "margin") == pytest.approx([0.15, 0.0, -0.15])
     assert sum(terminal_rewards([-12, 33, 7, 101], None, "margin")) == pytest.approx(0.0)
-    with pytest.raises(ValueError, match=r"reward_mode must be one of \('win_loss', 'margin'\)"):
-        terminal_rewards([1, 2, 3], None, "win")
+    with pytest.raises(ValueError, match=r"reward_mode must be one of \('win', 'margin'\)"):
+        terminal_rewards([1, 2, 3], None, "win_loss")

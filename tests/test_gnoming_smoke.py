@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from grinch_env.gnoming.cards import DECK_SIZE
-from grinch_env.gnoming.encoding import OBS_SIZE, encode
+from grinch_env.gnoming.encoding import OBS_SIZE, decode_game, encode
 from grinch_env.gnoming.game import Game, Phase
 
 
@@ -22,4 +22,4 @@ def test_random_games_end_and_keep_110_cards(n):
         assert game.phase == Phase.DONE == "done" and game.current is None
         assert len(game.round_scores) == 3 and game.totals == [sum(r[s] for r in game.round_scores) for s in range(n)]
         obs = encode(game, 0)
-        assert obs.shape == (OBS_SIZE,) and np.array_equal(encode(Game.from_observation(obs, 0), 0), obs)
+        assert obs.shape == (OBS_SIZE,) and np.array_equal(encode(decode_game(obs, 0), 0), obs)

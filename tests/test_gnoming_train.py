@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 import torch
 
+from grinch_env.evaluation.evaluate import evaluate
 from training.checkpoint import load_agent, load_checkpoint
 from training.config import load_config
-from training.evaluate import evaluate
 from training.train import Trainer, main
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
@@ -29,7 +29,7 @@ def test_smoke_run_writes_checkpoints_and_report(smoke_run):
     ckpt = load_checkpoint(smoke_run / "latest.pt")
     assert (ckpt["update"], ckpt["env_steps"]) == (4, 4 * 4 * 1200)  # 4 updates x 4 games x Gnoming's 1200-decision rollout
     assert (ckpt["obs_size"], ckpt["num_actions"], ckpt["env_version"]) == (1046, 15, "gnoming_a_round_v0")
-    assert ckpt["config"]["game"] == "gnoming" and ckpt["config"]["reward_mode"] == "win_loss"
+    assert ckpt["config"]["game"] == "gnoming" and ckpt["config"]["reward_mode"] == "win"
     summary = json.loads((smoke_run / "report" / "summary.json").read_text())
     assert set(summary) == {"random@3p", "greedy@3p"} and all(v["games"] == 2 for v in summary.values())
 
@@ -117,8 +117,9 @@ def test_gnoming_distill_config_distils_the_search_agent(tmp_path):
 
 
 def test_gnoming_action_features_are_greedys_option_values_and_start_the_policy_at_greedy(tmp_path):
-    from grinch_env.gnoming.agents import GreedyAgent, GreedyPolicy, decode, greedy_features
+    from grinch_env.gnoming.agents import GreedyAgent, GreedyPolicy, decode
     from grinch_env.gnoming.encoding import Encoder
+    from grinch_env.gnoming.features import greedy_features
     from grinch_env.gnoming.game import Game
     from training.model import PolicyValueNet
 

@@ -4,6 +4,7 @@ import re
 
 import numpy as np
 import pytest
+from vector_common import check_recycled_buffers_are_never_held, random_legal
 
 from grinch_env.gnoming.encoding import DISCARDER, HELD_SOURCE, OBS_SIZE, PHASE, RESHUFFLED_FLAG, WENT_OUT, Encoder, action_mask, encode
 from grinch_env.gnoming.game import NUM_ACTIONS, Game
@@ -20,11 +21,7 @@ needs_numba = pytest.mark.skipif("numba" not in BACKENDS, reason="numba is not i
 FAST = BACKENDS[-1]  # the backend under test against the scalar Game: numba where installed
 
 
-def _random_legal(rng, mask):
-    return (rng.random(mask.shape) * mask).argmax(axis=1)
-
-
-def _differential(sizes, num_envs, min_games, seed, backend=FAST, reward_mode="win_loss", **options):
+def _differential(sizes, num_envs, min_games, seed, backend=FAST, reward_mode="win", **options):
     """Play random legal games through the batched engine and scalar Games; return (finished games, decisions, coverage counts)."""
     gens = [np.random.default_rng([seed, i]) for i in range(num_envs)]
     twins = [np.random.default_rng([seed, i]) for i in range(num_envs)]
@@ -55,7 +52,7 @@ def _differential(sizes, num_envs, min_games, seed, backend=FAST, reward_mode="w
         seen["hazard_response"] += int(obs[:, DISCARDER:DISCARDER + 7].sum())
         seen["bounce"] += int(obs[:, HELD_SOURCE + 3].sum())
         seen["went_out"] += int(obs[:, WENT_OUT:WENT_OUT + 7].sum())
-        actions = _random_legal(rng, mask)
+        actions = random_legal(rng, mask)
         obs, mask, seat, rewards, dones = venv.step(actions)
         decisions += num_envs
         for i, g in enumerate(games):
@@ -110,7 +107,7 @@ def test_numba_matches_scalar_backend_on_seeded_games():
             for i in range(10):
                 fast, scalar = engines[1].state_dict(i), engines[0].state_dict(i)
                 assert fast == {key: scalar[key] for key in fast}, i
-        actions = _random_legal(rng, outs[0][1])
+        actions = random_legal(rng, outs[0][1])
         outs = [e.step(actions) for e in engines]
         ended += outs[0][4].sum()
     assert ended >= 10
@@ -152,10 +149,10 @@ def test_illegal_action_raises_and_changes_nothing(backend):
     twin.reset()
     rng = np.random.default_rng(0)
     for _ in range(30):  # into the game, past the reveal
-        actions = _random_legal(rng, mask)
+        actions = random_legal(rng, mask)
         _, mask, seat, _, _ = venv.step(actions)
         twin.step(actions)
-    actions = _random_legal(rng, mask)
+    actions = random_legal(rng, mask)
     bad = actions.copy()
     bad[2] = int(np.flatnonzero(mask[2] == 0)[0])
     legal = np.flatnonzero(mask[2]).tolist()
@@ -180,7 +177,7 @@ def test_illegal_action_raises_and_changes_nothing(backend):
         (dict(num_envs=4, num_players=2), r"num_players must be an int in 3..7"),
         (dict(num_envs=4, num_players=[3, 8]), r"num_players must be an int in 3..7"),
         (dict(num_envs=4, num_players=[]), "or a non-empty sequence"),
-        (dict(num_envs=4, reward_mode="win"), "reward_mode must be one of"),
+        (dict(num_envs=4, reward_mode="win_loss"), "reward_mode must be one of"),
         (dict(num_envs=4, backend="cuda"), "backend must be one of"),
         (dict(num_envs=4, discard_take="never"), "discard_take must be one of"),
         (dict(num_envs=4, mulligan_lines="both"), "mulligan_lines must be one of"),
@@ -219,7 +216,7 @@ def test_shapes_seeding_and_batch_independence(backend):
         rng = np.random.default_rng(5)
         out = [obs[:2].copy()]
         for _ in range(300):
-            actions = _random_legal(rng, mask)
+            actions = random_legal(rng, mask)
             obs, mask, _, _, _ = v.step(actions)
             out.append(obs[:2].copy())
         return np.stack(out)
@@ -239,7 +236,7 @@ def test_copy_false_returns_the_engine_buffers(backend):
     for _ in range(200):
         for x, y in zip(a, b):
             np.testing.assert_array_equal(x, y)
-        actions = _random_legal(rng, b[1])
+        actions = random_legal(rng, b[1])
         before = a
         a, b = shared.step(actions), fresh.step(actions)
         assert all(x is y for x, y in zip(a[:3], before[:3]))  # same buffers, overwritten in place
@@ -255,23 +252,4 @@ def test_backend_choice():
 @needs_numba
 def test_recycled_observation_buffers_are_never_ones_the_caller_holds():
     venv, plain = VectorGnoming(6, [3, 7], seed=5, backend="numba"), VectorGnoming(6, [3, 7], seed=5, backend="numpy")
-    (obs, mask, _), (ref, _, _) = venv.reset(), plain.reset()
-    rng = np.random.default_rng(0)
-    kept, seen = [], set()
-    for t in range(120):
-        np.testing.assert_array_equal(obs, ref)
-        if t % 10 == 0:
-            kept.append((obs, obs.copy()))  # held by the caller: must never change
-        view = obs[:2] if t % 7 == 0 else None  # a surviving view also holds the buffer
-        seen.add(id(obs))
-        actions = _random_legal(rng, mask)
-        previous = obs
-        obs, mask, _, _, _ = venv.step(actions)
-        ref = plain.step(actions)[0]
-        assert obs is not previous
-        if view is not None:
-            assert not np.shares_memory(obs, view)
-        del previous, view
-    for buf, snapshot in kept:
-        np.testing.assert_array_equal(buf, snapshot)
-    assert len(seen) < 60  # dropped buffers were reused
+    check_recycled_buffers_are_never_held(venv, plain)

@@ -10,15 +10,17 @@ import pytest
 from stable_baselines3.common.env_checker import check_env
 
 import grinch_env
-from grinch_env.grinch.env import terminal_rewards
-from grinch_env.grinch.gym_env import ENV_ID, GrinchGymEnv
+from grinch_env.grinch.game import terminal_rewards
+from grinch_env.gym_env import ENV_IDS, GameGymEnv
+
+ENV_ID = ENV_IDS["grinch"]
 
 
 def test_passes_sb3_and_gymnasium_checkers():
-    check_env(GrinchGymEnv(num_players=3, opponents=["greedy"]))
+    check_env(GameGymEnv(num_players=3, opponents=["greedy"]))
     from gymnasium.utils.env_checker import check_env as gym_check_env
 
-    gym_check_env(GrinchGymEnv(num_players=2, opponents="random"), skip_render_check=True)
+    gym_check_env(GameGymEnv(num_players=2, opponents="random"), skip_render_check=True)
 
 
 def test_registered_with_gymnasium_on_import():
@@ -41,14 +43,14 @@ def test_make_with_the_module_prefix_needs_no_import_of_grinch_env():
     )
     root = Path(__file__).resolve().parents[1]
     run = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
-    assert run.stdout == "GrinchGymEnv 2 (1337,) True\n"
+    assert run.stdout == "GameGymEnv 2 (1337,) True\n"
 
 
 @pytest.mark.parametrize("seat", [0, 2])
 def test_a_four_player_episode_has_22_learner_decisions_and_the_seats_reward(seat):
     # Per round a Who decides 3 discards + 1 score = 4 times, the Grinch 3 x (2 draws + 1 discard) + 1 score = 10;
     # over 4 rounds the learner is the Grinch once: 3 x 4 + 10 = 22 decisions.
-    env = GrinchGymEnv(num_players=4, opponents=["greedy", "random", "greedy"], learner_seat=seat)
+    env = GameGymEnv(num_players=4, opponents=["greedy", "random", "greedy"], learner_seat=seat)
     obs, info = env.reset(seed=3)
     rng = np.random.default_rng(0)
     steps, done, reward = 0, False, None
@@ -66,7 +68,7 @@ def test_a_four_player_episode_has_22_learner_decisions_and_the_seats_reward(sea
 
 
 def test_reset_with_a_seed_replays_the_same_game():
-    env = GrinchGymEnv(num_players=3, opponents=["random"])
+    env = GameGymEnv(num_players=3, opponents=["random"])
     a, _ = env.reset(seed=11)
     seat_a = env.learner_seat
     b, _ = env.reset(seed=11)
@@ -74,7 +76,7 @@ def test_reset_with_a_seed_replays_the_same_game():
 
 
 def test_illegal_action_ends_the_episode_with_minus_one():
-    env = GrinchGymEnv(num_players=2, opponents=["random"], learner_seat=0)
+    env = GameGymEnv(num_players=2, opponents=["random"], learner_seat=0)
     env.reset(seed=0)
     illegal = int(np.flatnonzero(~env.action_masks())[0])
     _, reward, done, _, info = env.step(illegal)
@@ -85,10 +87,10 @@ def test_illegal_action_ends_the_episode_with_minus_one():
 
 def test_bad_arguments_are_clear_errors():
     with pytest.raises(ValueError, match="opponents must hold 1 or num_players - 1 = 3"):
-        GrinchGymEnv(num_players=4, opponents=["random", "greedy"])
+        GameGymEnv(num_players=4, opponents=["random", "greedy"])
     with pytest.raises(ValueError, match="learner_seat must be None or a seat in 0..1"):
-        GrinchGymEnv(num_players=2, learner_seat=2)
+        GameGymEnv(num_players=2, learner_seat=2)
     with pytest.raises(ValueError, match="unknown agent 'nobody'"):
-        GrinchGymEnv(num_players=2, opponents=["nobody"])
+        GameGymEnv(num_players=2, opponents=["nobody"])
     with pytest.raises(ValueError, match="num_players must be an int in 2..6"):
-        GrinchGymEnv(num_players=7)
+        GameGymEnv(num_players=7)

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import grinch_env
-from grinch_env.agents import CHECKPOINT_LOADERS, make_agent, register_checkpoint_loader
+from grinch_env.agent_base import CHECKPOINT_LOADERS, register_checkpoint_loader
+from grinch_env.agents import make_agent
 from grinch_env.evaluation.tournament import play_game
 from grinch_env.games import GAMES, get_game
 from grinch_env.grinch.game import PHASE_DRAW, Game, Phase
@@ -72,23 +73,6 @@ def test_phase_is_one_enum_that_reads_as_its_string():
     assert [p.code for p in Phase] == [0, 1, 2, 3]
 
 
-def test_old_import_paths_are_the_same_modules():
-    import grinch_env.agents.expectimax as old_expectimax
-    import grinch_env.game as old_game
-    import training.tournament as old_tournament
-
-    import grinch_env.grinch.agents.expectimax as new_expectimax
-    import grinch_env.grinch.game as new_game
-    from grinch_env.evaluation import tournament as new_tournament
-
-    assert old_game is new_game and old_expectimax is new_expectimax and old_tournament is new_tournament
-    assert old_game.__spec__.name == "grinch_env.grinch.game"
-    assert callable(grinch_env.env) and grinch_env.env.__module__ == "grinch_env.grinch.env"  # the function, not the module
-    from grinch_env.env import ClassicWrapper  # noqa: F401 - an old path of a moved module
-
-    from training.evaluate import evaluate  # noqa: F401 - the old command module
-
-
 def test_public_surface_and_version():
     from importlib.metadata import version
 
@@ -103,7 +87,7 @@ def test_public_surface_and_version():
 def test_grinch_env_and_evaluation_import_neither_training_nor_torch():
     code = (
         "import sys, grinch_env, grinch_env.evaluation, grinch_env.agents\n"
-        "from grinch_env.evaluation import evaluate\n"
+        "from grinch_env.evaluation.evaluate import evaluate\n"
         "r = evaluate(['greedy', 'random'], num_players=2, num_games=2, seed=0)\n"
         "assert r.per_agent['greedy']['seat_games'] == 2\n"
         "bad = sorted(m for m in sys.modules if m == 'torch' or m.split('.')[0] == 'training')\n"
@@ -139,7 +123,6 @@ def test_rewards_live_in_the_rules_layer():
     game.totals = [30, 10]
     assert game.rewards("win") == [1.0, -1.0]
     assert game.rewards("margin") == [0.2, -0.2]
-    from grinch_env.env import terminal_rewards as old
+    from grinch_env.grinch.game import terminal_rewards
 
-    assert old is importlib.import_module("grinch_env.grinch.game").terminal_rewards
-    assert np.allclose(old([5, 5, 5], "win"), [0.0, 0.0, 0.0])
+    assert np.allclose(terminal_rewards([5, 5, 5], "win"), [0.0, 0.0, 0.0])

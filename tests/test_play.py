@@ -7,7 +7,7 @@ from grinch_env.agents import make_agent
 from grinch_env.grinch.cards import parse_card
 from grinch_env.grinch.encoding import action_mask, encode
 from grinch_env.grinch.game import Game
-from grinch_env.play import main, parse_move
+from grinch_env.grinch.play import main, parse_move
 
 
 def run(argv, text):

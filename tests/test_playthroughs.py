@@ -13,17 +13,14 @@ Regenerate (only after an intended change, and say so in the commit)::
 
 from __future__ import annotations
 
-import argparse
-import hashlib
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
+from playthrough_common import HERE, check_saved, digest, everyone_digest, main, record_random_game
 
 import grinch_env
 
-HERE = Path(__file__).resolve().parent / "playthroughs"
 GAMES = {
     "p2_seed1.txt": {"num_players": 2, "seed": 1},
     "p4_seed2.txt": {"num_players": 4, "seed": 2},
@@ -32,43 +29,24 @@ GAMES = {
 }
 
 
-def digest(*arrays: np.ndarray) -> str:
-    h = hashlib.sha1()
-    for a in arrays:
-        h.update(a.tobytes())
-    return h.hexdigest()[:16]
-
 
 def step_line(env, agent: str, action: int) -> str:
     obs = env.observe(agent)
-    everyone = [env.observe(a) for a in env.possible_agents]
-    everyone_digest = digest(*[x for o in everyone for x in (o["observation"], o["action_mask"])])
     legal = ",".join(str(a) for a in np.flatnonzero(obs["action_mask"]))
-    return f"{agent} {action} legal={legal} obs={digest(obs['observation'], obs['action_mask'])} all={everyone_digest}"
+    return f"{agent} {action} legal={legal} obs={digest(obs['observation'], obs['action_mask'])} all={everyone_digest(env)}"
 
 
 def record(spec: dict) -> str:
     """Return the text of a random seeded game played with ``spec``."""
     kwargs = {k: v for k, v in spec.items() if k != "seed"}
     env = grinch_env.raw_env(**kwargs)
-    env.reset(seed=spec["seed"])
-    rng = np.random.default_rng(spec["seed"] + 1000)
-    lines = [
-        "# A seeded random game of grinch_env, replayed by tests/test_playthroughs.py.",
-        "# Regenerate only after an intended change: python tests/test_playthroughs.py --regenerate",
-        "spec " + json.dumps(spec, sort_keys=True),
-    ]
-    rewards = {}
-    for i, agent in enumerate(env.agent_iter()):
-        obs, reward, termination, truncation, _ = env.last()
-        if termination or truncation:
-            rewards[agent] = reward
-            env.step(None)
-            continue
-        legal = np.flatnonzero(obs["action_mask"])
-        action = int(legal[rng.integers(len(legal))])
-        lines.append(f"{i} " + step_line(env, agent, action))
+
+    def decide(i: int, agent: str, action: int) -> str:
+        line = f"{i} " + step_line(env, agent, action)
         env.step(action)
+        return line
+
+    lines, rewards = record_random_game(env, spec, "grinch_env", "tests/test_playthroughs.py", decide)
     lines.append("totals " + " ".join(str(t) for t in env.game.totals))
     lines.append("rewards " + " ".join(repr(rewards[a]) for a in env.possible_agents))
     return "\n".join(lines) + "\n"
@@ -96,11 +74,7 @@ def replay(text: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(GAMES))
 def test_saved_playthrough_replays_exactly(name):
-    path = HERE / name
-    assert path.exists(), f"{path} is missing: run python tests/test_playthroughs.py --regenerate"
-    text = path.read_text()
-    replay(text)
-    assert text == record(GAMES[name])  # and the same seeds still play the same game
+    check_saved(name, GAMES, record, replay, "tests/test_playthroughs.py")
 
 
 def test_replay_detects_a_change():
@@ -113,20 +87,5 @@ def test_replay_detects_a_change():
         replay("\n".join(lines) + "\n")
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description="Write or check the saved playthroughs in tests/playthroughs/.")
-    parser.add_argument("--regenerate", action="store_true", help="rewrite the files (after an intended change)")
-    args = parser.parse_args(argv)
-    HERE.mkdir(exist_ok=True)
-    for name, spec in sorted(GAMES.items()):
-        path = HERE / name
-        if args.regenerate:
-            path.write_text(record(spec))
-            print(f"wrote {path}")
-        else:
-            replay(path.read_text())
-            print(f"ok {path}")
-
-
 if __name__ == "__main__":
-    main()
+    main(None, "Write or check the saved playthroughs in tests/playthroughs/.", GAMES, record, replay)

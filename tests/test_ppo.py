@@ -82,9 +82,10 @@ def test_a_ppo_update_raises_the_probability_of_the_advantaged_action():
 def test_action_features_give_greedy_values_and_exact_row_scores():
     from grinch_env.agents import make_agent
     from grinch_env.grinch.encoding import action_mask, encode
+    from grinch_env.grinch.features import FEATURE_SCALE, action_features
     from grinch_env.grinch.game import DRAW_PILE_ACTION, SCORE_BASE, Game
     from grinch_env.grinch.scoring import bonus_points, row_scores
-    from training.features import FEATURE_SCALE, action_features, greedy_values
+    from training.model import greedy_values
 
     game = Game(3, rng=5)
     greedy = make_agent("greedy", seed=0)
@@ -114,8 +115,7 @@ def test_action_features_give_greedy_values_and_exact_row_scores():
 @pytest.mark.parametrize("num_players", [2, 4, 6])
 def test_margin_baseline_reads_the_margin_reward_from_the_final_observation(num_players):
     from grinch_env.grinch.encoding import encode
-    from grinch_env.grinch.env import terminal_rewards
-    from grinch_env.grinch.game import Game
+    from grinch_env.grinch.game import Game, terminal_rewards
 
     game = Game(num_players, rng=num_players)
     rng = np.random.default_rng(0)

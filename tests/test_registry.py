@@ -12,7 +12,6 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test
 
-import grinch_env
 from grinch_env.gnoming.render import draw_table
 from grinch_env.gym_env import GameGymEnv
 from grinch_env.registry import AEC_IDS, ENV_IDS, register_envs
@@ -62,7 +61,7 @@ def test_a_fresh_interpreter_makes_both_games_with_gymnasium():
         "    print(type(env.unwrapped).__name__, env.unwrapped.spec_game.name, obs.shape, env.render().shape, reward == env.unwrapped.game.rewards(env.unwrapped.reward_mode)[1])\n"
     )
     out = run_fresh(code).splitlines()
-    assert out[0] == "GrinchGymEnv grinch (1337,) (512, 1408, 3) True"
+    assert out[0] == "GameGymEnv grinch (1337,) (512, 1408, 3) True"
     assert out[1] == "GameGymEnv gnoming (1046,) (880, 1408, 3) True"
 
 
@@ -111,7 +110,7 @@ def test_a_gnoming_episode_is_the_learners_decisions_and_ends_with_its_reward(se
         if not done:
             assert reward == 0.0
     game = env.game
-    assert game.done and reward == game.rewards("win_loss")[seat]
+    assert game.done and reward == game.rewards("win")[seat]
     # Every decision of the game is in the AEC env's log: the learner's steps and the opponents'.
     log = env.aec_env.action_log
     assert sum(a == f"player_{seat}" for a, _ in log) == steps and len({a for a, _ in log}) == 4
@@ -140,9 +139,3 @@ def test_wrapper_opponents_are_agent_specs_of_its_game():
     with pytest.raises(ValueError, match=r"render_seat must be None \(the spectator, who sees every card\) or a seat in 0..3"):
         GameGymEnv("gnoming", render_seat=9)
 
-
-def test_the_old_import_path_of_the_grinch_wrapper_still_works():
-    from grinch_env.grinch.gym_env import GrinchGymEnv
-    from grinch_env.gym_env import GrinchGymEnv as OldPath
-
-    assert OldPath is GrinchGymEnv and issubclass(GrinchGymEnv, GameGymEnv) and grinch_env.ENV_VERSION

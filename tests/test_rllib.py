@@ -13,7 +13,8 @@ pytest.importorskip("ray.rllib")
 import torch  # noqa: E402
 
 from grinch_env.agents import make_agent  # noqa: E402
-from grinch_env.grinch.env import terminal_rewards  # noqa: E402
+from grinch_env.evaluation.evaluate import evaluate  # noqa: E402
+from grinch_env.grinch.game import terminal_rewards  # noqa: E402
 from grinch_env.integrations.rllib import (  # noqa: E402
     GAMES,
     MaskedObservations,
@@ -25,7 +26,6 @@ from grinch_env.integrations.rllib import (  # noqa: E402
 )
 from training import train_rllib  # noqa: E402
 from training.config import load_config  # noqa: E402
-from training.evaluate import evaluate  # noqa: E402
 
 RLLIB_PPO = Path(__file__).resolve().parents[1] / "configs" / "rllib_ppo.yaml"
 TINY = ["hidden_sizes=[32]", "train_batch_size=300", "minibatch_size=100", "num_epochs=1", "iterations=1", "eval.games=2", "eval.opponents=[random]"]
@@ -62,7 +62,7 @@ def replay_on_the_env(game, options, seed, actions):
 
 
 CASES = [("grinch", 2, "win"), ("grinch", 4, "win"), ("grinch", 4, "margin"), ("grinch", 3, "margin"),
-         ("gnoming", 3, "win_loss"), ("gnoming", 7, "margin")]
+         ("gnoming", 3, "win"), ("gnoming", 7, "margin")]
 
 
 @pytest.mark.parametrize("game, num_players, reward_mode", CASES)

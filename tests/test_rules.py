@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 
 from grinch_env.grinch.cards import NUM_CARDS, parse_card
-from grinch_env.grinch.env import terminal_rewards
 from grinch_env.grinch.game import (
     DRAW_DISCARD_BASE,
     DRAW_PILE_ACTION,
@@ -17,6 +16,7 @@ from grinch_env.grinch.game import (
     Game,
     IllegalActionError,
     decisions_per_game,
+    terminal_rewards,
 )
 from grinch_env.grinch.scoring import NOISE_ROW, PRESENTS_ROW, RAINBOW_ROW, RUN_ROW, WREATHS_ROW
 

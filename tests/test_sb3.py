@@ -5,10 +5,10 @@ import sys
 import numpy as np
 from sb3_contrib import MaskablePPO
 
-import grinch_env.grinch.gym_env as gym_env
+import grinch_env.gym_env as gym_env
+from grinch_env.evaluation.evaluate import evaluate
 from training.checkpoint import SB3Agent, load_agent
 from training.config import SB3Config
-from training.evaluate import evaluate
 from training.train_sb3 import main, train_sb3
 
 
@@ -44,7 +44,7 @@ def _tiny_config(tmp_path, total=256):
 def test_progress_bar_needs_no_rich_and_ctrl_c_saves_then_resume_finishes(tmp_path, capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "rich", None)  # as on a machine without rich, where SB3's own bar raises ImportError
     config, run_dir = _tiny_config(tmp_path), tmp_path / "run"
-    real_step, calls = gym_env.GrinchGymEnv.step, {"n": 0}
+    real_step, calls = gym_env.GameGymEnv.step, {"n": 0}
 
     def interrupt_at_step_200(self, action):
         calls["n"] += 1
@@ -52,7 +52,7 @@ def test_progress_bar_needs_no_rich_and_ctrl_c_saves_then_resume_finishes(tmp_pa
             raise KeyboardInterrupt
         return real_step(self, action)
 
-    monkeypatch.setattr(gym_env.GrinchGymEnv, "step", interrupt_at_step_200)
+    monkeypatch.setattr(gym_env.GameGymEnv, "step", interrupt_at_step_200)
     assert main(["--config", str(config), "--run-dir", str(run_dir)]) == 130
     err = capsys.readouterr().err
     # 2 envs x 64 steps per rollout: call 200 is the second env of the 36th vector step of the second rollout: 128 + 35 x 2 counted.
@@ -62,7 +62,7 @@ def test_progress_bar_needs_no_rich_and_ctrl_c_saves_then_resume_finishes(tmp_pa
     assert MaskablePPO.load(str(run_dir / "model.zip")).num_timesteps == 198
     assert not list(run_dir.glob(".*.tmp.zip"))
 
-    monkeypatch.setattr(gym_env.GrinchGymEnv, "step", real_step)
+    monkeypatch.setattr(gym_env.GameGymEnv, "step", real_step)
     assert main(["--config", str(config), "--run-dir", str(run_dir), "--resume", "--no-progress"]) == 0
     assert capsys.readouterr().out == f"saved {run_dir / 'model.zip'}\n"
     assert MaskablePPO.load(str(run_dir / "model.zip")).num_timesteps == 198 + 128  # whole rollouts: one more of 2 x 64

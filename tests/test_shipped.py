@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from grinch_env.evaluation.evaluate import evaluate
 from training.checkpoint import load_agent, load_checkpoint
 from training.config import DistillConfig, TrainConfig, load_config
-from training.evaluate import evaluate
 
 ROOT = Path(__file__).resolve().parents[1]
 GRINCH_REPORT = {"greedy@2p", "expectimax@2p", "greedy@4p", "expectimax@4p"}
@@ -37,11 +37,41 @@ def test_shipped_policy_loads_plays_and_matches_its_config(run):
     assert report <= set(summary)
 
 
-def test_shipped_policy_is_the_one_the_readme_names():
-    readme = (ROOT / "README.md").read_text()
-    assert "**Shipped policy, `checkpoints/distill_lookahead/`**" in readme
-    summary = json.loads((ROOT / "checkpoints" / "distill_lookahead" / "report" / "summary.json").read_text())
-    for key in ("greedy@2p", "expectimax@2p", "greedy@4p", "expectimax@4p"):
-        lo, hi = summary[key]["win_rate_ci"]
-        assert f"{summary[key]['win_rate']:.3f} [{lo:.3f}, {hi:.3f}]" in readme, key
+def _cell(rate: float, ci: list[float], players: int) -> str:
+    return f"{players}p {rate:.3f} [{ci[0]:.3f}, {ci[1]:.3f}]"
+
+
+def _readme_rows() -> dict[str, list[str]]:
+    """Return the README's results table: policy directory -> the row's cells."""
+    rows = {}
+    for line in (ROOT / "README.md").read_text().splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("| `") and len(cells) == 6:
+            rows[cells[0].split("`")[1]] = cells
+    return rows
+
+
+@pytest.mark.parametrize("run", sorted(SHIPPED))
+def test_the_readme_results_table_quotes_each_shipped_report(run):
+    _, game, _, report = SHIPPED[run]
+    cells = _readme_rows()[run]
+    assert cells[1] == {"grinch": "Grinch", "gnoming": "Gnoming"}[game]
+    summary = json.loads((ROOT / "checkpoints" / run / "report" / "summary.json").read_text())
+    for key in sorted(report):
+        opponent, players = key.split("@")
+        column = cells[2] if opponent == "greedy" else cells[3]
+        assert _cell(summary[key]["win_rate"], summary[key]["win_rate_ci"], int(players[:-1])) in column, (run, key)
+        assert summary[key]["games"] == int(cells[4]), (run, key)
+    assert f"checkpoints/{run} " in cells[5] and "--report-only" in cells[5]
+
+
+def test_the_readme_results_table_quotes_expert_iteration_and_names_the_shipped_policies():
+    cells = _readme_rows()["expert_iteration/gen_1"]
+    record = json.loads((ROOT / "checkpoints" / "expert_iteration" / "gen_1" / "report.json").read_text())
+    for match in record["matches"]:
+        assert match["opponent"] == "expectimax" and match["games"] == int(cells[4]) and f"--seed {match['seed']}" in cells[5]
+        assert _cell(match["all"]["win_rate"], match["all"]["ci95"], match["players"]) in cells[3]
+    rows = _readme_rows()
+    assert set(rows) == set(SHIPPED) | {"expert_iteration/gen_1"}
+    assert [run for run, cells in rows.items() if "(shipped)" in cells[0]] == ["distill_lookahead", "gnoming_finetune"]
     assert load_agent(ROOT / "checkpoints" / "distill_lookahead").name == "distill_lookahead/best"

@@ -9,9 +9,9 @@ import pytest
 import torch
 
 import training.train as train_module
+from grinch_env.evaluation.evaluate import evaluate
 from training.checkpoint import load_agent, load_checkpoint
 from training.config import load_config
-from training.evaluate import evaluate
 from training.train import Trainer, main
 
 SMOKE = Path(__file__).resolve().parents[1] / "configs" / "smoke.yaml"

@@ -4,10 +4,10 @@ import re
 
 import numpy as np
 import pytest
+from vector_common import check_recycled_buffers_are_never_held, random_legal
 
 from grinch_env.grinch.encoding import OBS_SIZE, Scales, action_mask, encode
-from grinch_env.grinch.env import terminal_rewards
-from grinch_env.grinch.game import NUM_ACTIONS, Game, decisions_per_game
+from grinch_env.grinch.game import NUM_ACTIONS, Game, decisions_per_game, terminal_rewards
 from grinch_env.grinch.scoring import bonus_points, resolve_layout, row_scores
 from grinch_env.grinch.vector import VectorGrinch, per_game_decks
 
@@ -17,10 +17,6 @@ try:
     BACKENDS = ["numpy", "numba"]
 except ImportError:  # the numba kernel is optional; the numpy backend is always checked
     BACKENDS = ["numpy"]
-
-
-def _random_legal(rng, mask):
-    return (rng.random(mask.shape) * mask).argmax(axis=1)
 
 
 def _differential(sizes, num_envs, min_games, seed, reward_mode="win", bonus_layout="standard", backend="numpy"):
@@ -40,7 +36,7 @@ def _differential(sizes, num_envs, min_games, seed, reward_mode="win", bonus_lay
             assert seat[i] == g.current
             np.testing.assert_array_equal(obs[i], encode(g, g.current, scales), err_msg=f"game {i}")
             np.testing.assert_array_equal(mask[i], action_mask(g, g.current), err_msg=f"game {i}")
-        actions = _random_legal(rng, mask)
+        actions = random_legal(rng, mask)
         obs, mask, seat, rewards, dones = venv.step(actions)
         steps += 1
         for i, g in enumerate(games):
@@ -120,7 +116,7 @@ def test_copy_false_returns_the_engine_buffers(backend):
     for _ in range(200):
         for x, y in zip(a, b):
             np.testing.assert_array_equal(x, y)
-        actions = _random_legal(rng, b[1])
+        actions = random_legal(rng, b[1])
         before = a
         a, b = shared.step(actions), fresh.step(actions)
         assert all(x is y for x, y in zip(a[:3], before[:3]))  # same buffers, overwritten in place
@@ -133,7 +129,7 @@ def test_shapes_and_dtypes():
     assert obs.shape == (3, OBS_SIZE) and obs.dtype == np.float32
     assert mask.shape == (3, NUM_ACTIONS) and mask.dtype == np.int8
     assert seat.dtype == np.int64 and seat.tolist() == [1, 1, 1]  # seat 0 is the first Grinch, seat 1 acts first
-    out = venv.step(_random_legal(np.random.default_rng(0), mask))
+    out = venv.step(random_legal(np.random.default_rng(0), mask))
     assert [x.shape for x in out] == [(3, OBS_SIZE), (3, NUM_ACTIONS), (3,), (3, 6), (3,)]
     assert out[3].dtype == np.float32 and out[4].dtype == bool
     assert venv.num_players.tolist() == [5, 5, 5] and venv.num_players.dtype == np.int64
@@ -146,7 +142,7 @@ def test_seeding_reproducible():
         rng = np.random.default_rng(5)
         trace = [obs.sum(axis=1)]
         for _ in range(300):
-            obs, mask, seat, rewards, dones = venv.step(_random_legal(rng, mask))
+            obs, mask, seat, rewards, dones = venv.step(random_legal(rng, mask))
             trace.append(obs.sum(axis=1))
             trace.append(rewards.sum(axis=1))
         return np.concatenate(trace)
@@ -165,7 +161,7 @@ def test_auto_reset_is_a_fresh_game():
     rng = np.random.default_rng(0)
     for k in range(decisions_per_game(2)):
         assert not game.done
-        a = _random_legal(rng, mask)
+        a = random_legal(rng, mask)
         game.step(int(a[0]))
         obs, mask, seat, rewards, dones = venv.step(a)
         assert dones[0] == (k == decisions_per_game(2) - 1)
@@ -186,7 +182,7 @@ def test_masks_always_offer_a_legal_action():
     for _ in range(400):
         assert (mask.sum(axis=1) >= 1).all()
         assert (obs[:, -1] == 1).all()  # "it is the observer's turn to act"
-        obs, mask, seat, rewards, dones = venv.step(_random_legal(rng, mask))
+        obs, mask, seat, rewards, dones = venv.step(random_legal(rng, mask))
 
 
 def test_mixed_sizes_keep_their_own_game_length():
@@ -196,7 +192,7 @@ def test_mixed_sizes_keep_their_own_game_length():
     rng = np.random.default_rng(0)
     ends = [[] for _ in sizes]
     for t in range(1, 2 * max(decisions_per_game(n) for n in sizes) + 1):
-        _, mask, _, _, dones = venv.step(_random_legal(rng, mask))
+        _, mask, _, _, dones = venv.step(random_legal(rng, mask))
         for i in np.flatnonzero(dones):
             ends[i].append(t)
     # Per round 3 discards per Who, 6 draws + 3 discards for the Grinch, n scorings: 2 players 6 x 14 = 84 decisions,
@@ -238,7 +234,7 @@ def test_invalid_actions():
         venv.step(np.zeros(4, dtype=np.int64))
     with pytest.raises(ValueError, match="integer array"):
         venv.step(np.zeros(3, dtype=np.float32))
-    actions = _random_legal(np.random.default_rng(0), mask)
+    actions = random_legal(np.random.default_rng(0), mask)
     actions[1] = 48  # a Who may not draw
     legal = np.flatnonzero(mask[1]).tolist()
     with pytest.raises(ValueError, match=re.escape(f"illegal action 48 (draw from the draw pile) for game 1 (seat 1 to act); legal actions: {legal} (")):
@@ -259,7 +255,7 @@ def test_reference_engine_agrees():
     for _ in range(250):
         for x, y in zip(fast, ref):
             np.testing.assert_array_equal(x, y)
-        actions = _random_legal(rng, fast[1])
+        actions = random_legal(rng, fast[1])
         fast, ref = [e.step(actions) for e in engines]
         ended += fast[4].sum()
     assert ended == 2 * 2 + 2 + 2  # 2 players: 84 decisions a game, 5: 130, 6: 180
@@ -277,7 +273,7 @@ def test_numba_transitions_match_numpy_transitions(reward_mode):
         for x, y in zip(*outs):
             np.testing.assert_array_equal(x, y)
         np.testing.assert_array_equal(engines[0].last_totals, engines[1].last_totals)
-        actions = _random_legal(rng, outs[0][1])
+        actions = random_legal(rng, outs[0][1])
         outs = [e.step(actions) for e in engines]
         ended += outs[0][4].sum()
     assert ended >= 24
@@ -288,7 +284,7 @@ def test_illegal_action_leaves_the_state_unchanged(backend):
     venv, twin = VectorGrinch(4, 3, seed=1, backend=backend), VectorGrinch(4, 3, seed=1, backend=backend)
     _, mask, _ = venv.reset()
     twin.reset()
-    actions = _random_legal(np.random.default_rng(0), mask)
+    actions = random_legal(np.random.default_rng(0), mask)
     bad = actions.copy()
     bad[2] = 48  # a Who may not draw
     with pytest.raises(ValueError, match="for game 2"):
@@ -315,23 +311,4 @@ def test_recycled_observation_buffers_are_never_ones_the_caller_holds(monkeypatc
     monkeypatch.setattr(vector, "_RECYCLE_BYTES", 0)  # recycle at any size (by default only large batches do)
     venv, plain = VectorGrinch(6, [2, 4], seed=5, backend="numba"), VectorGrinch(6, [2, 4], seed=5, backend="numpy")
     assert venv._recycle and not plain._recycle
-    (obs, mask, _), (ref, _, _) = venv.reset(), plain.reset()
-    rng = np.random.default_rng(0)
-    kept, seen = [], set()
-    for t in range(120):
-        np.testing.assert_array_equal(obs, ref)
-        if t % 10 == 0:
-            kept.append((obs, obs.copy()))  # held by the caller: must never change
-        view = obs[:2] if t % 7 == 0 else None  # a surviving view also holds the buffer
-        seen.add(id(obs))
-        actions = _random_legal(rng, mask)
-        previous = obs
-        obs, mask, _, _, _ = venv.step(actions)
-        ref = plain.step(actions)[0]
-        assert obs is not previous
-        if view is not None:
-            assert not np.shares_memory(obs, view)
-        del previous, view
-    for buf, snapshot in kept:
-        np.testing.assert_array_equal(buf, snapshot)
-    assert len(seen) < 60  # dropped buffers were reused
+    check_recycled_buffers_are_never_held(venv, plain)

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
+from grinch_env.games import copy_generator
 from grinch_env.grinch.encoding import Scales, action_mask, encode
-from grinch_env.grinch.env import terminal_rewards
-from grinch_env.grinch.game import Game, _copy_generator
+from grinch_env.grinch.game import Game, terminal_rewards
 from grinch_env.grinch.vector import VectorGrinch, per_game_decks
 
 try:
@@ -33,7 +33,7 @@ def test_loaded_games_step_like_the_scalar_engine(backend):
         games.append(_advance(g, rng, int(rng.integers(0, 60))))  # any phase, any round
     assert {g.phase for g in games} == {"discard", "draw", "score"}
     # The engine's later rounds come from the same generator streams as the scalar games'.
-    venv = VectorGrinch(len(games), sizes, deck_source=per_game_decks([_copy_generator(g.rng) for g in games]), backend=backend)
+    venv = VectorGrinch(len(games), sizes, deck_source=per_game_decks([copy_generator(g.rng) for g in games]), backend=backend)
     obs, mask, seat = venv.load_games(games)
     scales = Scales(games[0].layout)
     finished = 0

@@ -189,7 +189,7 @@ class SB3Agent:
     def __init__(self, path: Path, name: str, deterministic: bool = True, seed: int | None = None) -> None:
         from sb3_contrib import MaskablePPO
 
-        self.game = "grinch"  # the SB3 wrapper (grinch_env.grinch.gym_env) plays the Grinch
+        self.game = "grinch"  # the SB3 config trains on grinch_env.gym_env.GameGymEnv with game="grinch"
         self.model = MaskablePPO.load(str(path), device="cpu")
         space = self.model.observation_space
         if getattr(space, "shape", None) != (OBS_SIZE,) or getattr(self.model.action_space, "n", None) != NUM_ACTIONS:
@@ -243,7 +243,7 @@ __all__ = [
 
 # make_agent(<checkpoint path>) finds this loader once training is imported (and through the entry point when installed).
 def _register() -> None:
-    from grinch_env.agents import register_checkpoint_loader
+    from grinch_env.agent_base import register_checkpoint_loader
 
     register_checkpoint_loader(load_agent)
 

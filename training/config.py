@@ -98,7 +98,7 @@ class _MixedTables(_GameConfig):
 
 class ModelConfig(_Section):
     hidden_sizes: list[int] = Field(default=[256, 256], description="widths of the shared MLP trunk's hidden layers (ReLU)")
-    action_features: bool = Field(default=True, description="feed each action's immediate hand value (training/features.py) to the net and its logit")
+    action_features: bool = Field(default=True, description="feed each action's immediate hand value (grinch_env/grinch/features.py) to the net and its logit")
     margin_baseline: bool = Field(default=True, description="with reward_mode margin, the value head predicts the rest of the game on top of the margin so far (grinch only)")
     draw_lookahead: bool = Field(default=False, description="the Grinch's first draw is featured with the best second draw after it (needs action_features)")
 
@@ -188,8 +188,8 @@ class TrainConfig(_MixedTables):
     seed: int = Field(default=0, description="seed of every random stream (python, numpy, torch, engine)")
     num_players: SizeOrSizes = Field(default=4, description="table size, or a list of sizes mixed across parallel games")
     bonus_layout: Literal["standard", "none"] = Field(default="standard", description="bonus-card layout of the rules (grinch only)")
-    reward_mode: Literal["win", "win_loss", "margin"] | None = Field(
-        default=None, description="terminal reward per seat: zero-sum win share (grinch 'win', gnoming 'win_loss'; the default) or score margin / 100"
+    reward_mode: Literal["win", "margin"] | None = Field(
+        default=None, description="terminal reward per seat: zero-sum win share ('win', the default) or score margin / 100"
     )
     num_envs: int = Field(default=64, ge=1, description="games played in parallel per rollout (one batched engine)")
     total_updates: int = Field(default=100, ge=1, description="PPO updates (one rollout of complete games each)")

@@ -141,7 +141,7 @@ def collect_round(cfg: DistillConfig, round_index: int, student: PolicyValueNet 
     if cfg.distributed.backend != "local":  # Ray workers play the same games (each a pure function of its index)
         from training.distributed import collect_labels
 
-        parts = collect_labels(cfg, round_index, state)
+        parts = collect_labels(cfg, round_index, state, _init_worker, play_data_game)
         bar.update(cfg.games_per_round)
     elif cfg.processes == 1:
         _init_worker(*init_args)

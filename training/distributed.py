@@ -274,23 +274,27 @@ def rollout_collector(cfg: Any) -> RolloutCollector | None:
 # training.distill's process pool does; one task is a chunk of game indices, the
 # shared payload the round and the student's weights.
 
-def _label_setup(cfg_dict: dict[str, Any]) -> dict[str, Any]:
-    return {"cfg": cfg_dict, "key": None}
+def _label_setup(cfg_dict: dict[str, Any], init_worker: Callable[..., None], play_game: Callable[[int], dict[str, np.ndarray]]) -> dict[str, Any]:
+    return {"cfg": cfg_dict, "key": None, "init": init_worker, "play": play_game}
 
 
 def _label_work(context: dict[str, Any], shared: tuple[int, bytes | None], indices: list[int]) -> list[dict[str, np.ndarray]]:
     """Return the labelled decisions of the data games ``indices`` of round ``shared[0]`` (student weights ``shared[1]``)."""
-    from training import distill
-
     if context["key"] != shared:  # a new round or student: rebuild the worker's teachers and student once
-        distill._init_worker(context["cfg"], *shared)
+        context["init"](context["cfg"], *shared)
         context["key"] = shared
-    return [distill.play_data_game(i) for i in indices]
+    return [context["play"](i) for i in indices]
 
 
-def collect_labels(cfg: Any, round_index: int, student_state: bytes | None) -> list[dict[str, np.ndarray]]:
-    """Return one distillation round's per-game data, played on Ray workers in game order (``training.distill.collect_round``'s Ray path)."""
-    collector = make_collector(cfg.distributed, functools.partial(_label_setup, cfg.model_dump()), _label_work, cfg.torch_threads)
+def collect_labels(cfg: Any, round_index: int, student_state: bytes | None, init_worker: Callable[..., None],
+                   play_game: Callable[[int], dict[str, np.ndarray]]) -> list[dict[str, np.ndarray]]:
+    """Return one distillation round's per-game data, played on Ray workers in game order (``training.distill.collect_round``'s Ray path).
+
+    ``init_worker(cfg_dict, round_index, student_state)`` and ``play_game(index)`` are distill's worker
+    functions, passed in (pickled by reference) so that this module does not import ``training.distill``.
+    """
+    setup = functools.partial(_label_setup, cfg.model_dump(), init_worker, play_game)
+    collector = make_collector(cfg.distributed, setup, _label_work, cfg.torch_threads)
     try:
         games = list(range(cfg.games_per_round))
         chunk = max(1, min(8, len(games) // (4 * collector.num_workers)))  # small enough to keep every worker busy to the end

@@ -2,7 +2,7 @@
 
 ``python -m training.match --agent search:playouts=64 --opponent expectimax --players 2 --games 600``
 
-Cycle ``c`` deals the shuffles ``seed * 1_000_000 + c`` (as ``training.tournament``)
+Cycle ``c`` deals the shuffles ``seed * 1_000_000 + c`` (as ``grinch_env.evaluation.tournament``)
 and plays them ``n`` times, the agent in seat ``r = 0..n-1``: every deal is
 played from every seat, so the agent plays each role equally often and the
 opponents' luck is paired.  Seat 0 is the first Grinch.  A win counts ``1/w``

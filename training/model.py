@@ -14,7 +14,9 @@ from torch import nn
 from torch.distributions import Categorical
 
 from grinch_env.games import DEFAULT_GAME, get_game
+from grinch_env.grinch import encoding as enc
 from grinch_env.grinch.encoding import AT_TABLE, TOTALS, Scales
+from grinch_env.grinch.features import NOT_APPLICABLE, NUM_FEATURES, action_features
 from grinch_env.grinch.game import DRAW_PILE_ACTION, MARGIN_SCALE, MAX_PLAYERS, NUM_ACTIONS, SCORE_BASE
 from grinch_env.grinch.scoring import NUM_ROWS, resolve_layout
 
@@ -62,14 +64,14 @@ class PolicyValueNet(nn.Module):
     Grinch-only; each game has its own action features.
 
     Gnoming with ``action_features``: the trunk also reads
-    :func:`grinch_env.gnoming.agents.greedy_features` (per action, the gap of
+    :func:`grinch_env.gnoming.features.greedy_features` (per action, the gap of
     its greedy value to the best option's, in tens of points, and greedy's
     choice), and each logit gets ``-gain[0] * gap + gain[1] * choice``
     added, two learned gains initialised to 2, so the first policy leans
     towards the greedy move.
 
     With ``action_features`` the network also reads
-    :func:`training.features.action_features` (the row values and bonus of
+    :func:`grinch_env.grinch.features.action_features` (the row values and bonus of
     the hand each legal action leads to).  The trunk gets each action's
     greedy value (bonus + best usable row); a row-offset head turns the
     trunk's state into one offset per row (a learned opportunity cost of
@@ -79,7 +81,7 @@ class PolicyValueNet(nn.Module):
     initialised to 1.  So the first policy leans towards the greedy move,
     and training learns which rows to save and how much to trust the
     immediate value.  ``draw_lookahead`` gives the Grinch's draws features
-    that look at both draws (:func:`training.features.draw_lookahead_features`).
+    that look at both draws (:func:`grinch_env.grinch.features.draw_lookahead_features`).
     """
 
     def __init__(
@@ -147,10 +149,8 @@ class PolicyValueNet(nn.Module):
     def feature_shape(self) -> tuple[int, int]:
         """Return the shape of one decision's action features: (actions, features per action)."""
         if self.game == "grinch":
-            from training.features import NUM_FEATURES
-
             return (NUM_ACTIONS, NUM_FEATURES)
-        from grinch_env.gnoming.agents import OPTION_FEATURES
+        from grinch_env.gnoming.features import OPTION_FEATURES
 
         return (get_game(self.game).num_actions, OPTION_FEATURES)
 
@@ -159,25 +159,21 @@ class PolicyValueNet(nn.Module):
         if not self.action_features:
             return None
         if self.game != "grinch":
-            from grinch_env.gnoming.agents import greedy_features
+            from grinch_env.gnoming.features import greedy_features
 
             return greedy_features(observations, masks)
-        from training.features import action_features
-
         return action_features(observations, masks, self.bonus_layout, draw_lookahead=self.draw_lookahead)
 
     def forward(self, obs: torch.Tensor, feats: torch.Tensor | None = None, mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """Return (logits[B, 62], value[B]); with action features, ``feats`` and ``mask`` are required."""
         if self.action_features and self.game != "grinch":
             if feats is None:
-                raise ValueError("this network reads action features: pass feats (grinch_env.gnoming.agents.greedy_features)")
+                raise ValueError("this network reads action features: pass feats (grinch_env.gnoming.features.greedy_features)")
             x = self.trunk(torch.cat([obs, feats.flatten(1)], dim=-1))
             logits = self.policy_head(x) - self.feature_gain[0] * feats[..., 0] + self.feature_gain[1] * feats[..., 1]
         elif self.action_features:
             if feats is None or mask is None:
-                raise ValueError("this network reads action features: pass feats (training.features.action_features) and the mask")
-            from training.features import action_values, applicable_rows
-
+                raise ValueError("this network reads action features: pass feats (grinch_env.grinch.features.action_features) and the mask")
             usable = applicable_rows(obs, mask)
             x = self.trunk(torch.cat([obs, action_values(feats, usable)], dim=-1))
             values = action_values(feats, usable, self.row_offset_head(x))
@@ -222,4 +218,36 @@ def _ortho(layer: nn.Linear, gain: float) -> nn.Linear:
     return layer
 
 
-__all__ = ["MASK_VALUE", "MaskedCategorical", "PolicyValueNet"]
+# ---------------------------------------------------- Grinch action values
+# Score action 55 + k may only use row k; the other actions may use any unused row.
+_SCORE_ROW = torch.zeros(NUM_ACTIONS, NUM_ROWS, dtype=torch.bool)
+_SCORE_ROW[SCORE_BASE:, :] = torch.eye(NUM_ROWS, dtype=torch.bool)
+_IS_SCORE = torch.zeros(NUM_ACTIONS, dtype=torch.bool)
+_IS_SCORE[SCORE_BASE:] = True
+
+
+def applicable_rows(observations: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+    """Return ``bool[B, 62, 7]``: the rows each legal action may still use (unused rows; a score action only its own)."""
+    unused = observations[:, enc.ROW_USED: enc.ROW_USED + NUM_ROWS] < 0.5
+    rows = torch.where(_IS_SCORE[:, None], _SCORE_ROW, unused[:, None, :])
+    return rows & masks.bool()[..., None]
+
+
+def action_values(feats: torch.Tensor, applicable: torch.Tensor, offsets: torch.Tensor | None = None) -> torch.Tensor:
+    """Return ``[B, 62]``: bonus + max over applicable rows of (row value + offset); 0 where no row applies."""
+    rows = feats[..., :NUM_ROWS]
+    if offsets is not None:
+        rows = rows + offsets[:, None, :]
+    best = torch.where(applicable, rows, torch.full_like(rows, NOT_APPLICABLE)).max(-1).values
+    return torch.where(applicable.any(-1), best + feats[..., NUM_ROWS], torch.zeros_like(best))
+
+
+def greedy_values(observations: np.ndarray, masks: np.ndarray, bonus_layout: str = "standard") -> np.ndarray:
+    """Return ``float32[B, 62]``: each legal action's immediate value in its best usable row, bonus included / FEATURE_SCALE."""
+    feats = torch.from_numpy(action_features(observations, masks, bonus_layout))
+    obs = torch.as_tensor(np.asarray(observations, dtype=np.float32).reshape(-1, enc.OBS_SIZE))
+    return action_values(feats, applicable_rows(obs, torch.as_tensor(np.asarray(masks).reshape(-1, NUM_ACTIONS)))).numpy()
+
+
+
+__all__ = ["MASK_VALUE", "MaskedCategorical", "PolicyValueNet", "action_values", "applicable_rows", "greedy_values"]

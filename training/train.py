@@ -24,7 +24,7 @@ import torch
 import yaml
 from tqdm import tqdm
 
-from grinch_env.evaluation.versus import REPORT_DIR, evaluate_against, format_roles, learner_win_rate, role_results, write_final_report  # noqa: F401
+from grinch_env.evaluation.versus import evaluate_against, learner_win_rate, write_final_report
 from training.checkpoint import (
     BEST,
     LATEST,

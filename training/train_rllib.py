@@ -8,7 +8,7 @@ the end (``--resume`` restores it and continues), logs every iteration to
 ``<run dir>/rllib_log.jsonl``, and evaluates the checkpoint's ``main`` module
 against our agents with the project's own evaluator (``<run dir>/report/``).
 The checkpoint plays in tournaments like any agent:
-``python -m training.evaluate --agents checkpoints/rllib_ppo,greedy``.
+``python -m grinch_env.evaluation --agents checkpoints/rllib_ppo,greedy``.
 """
 
 from __future__ import annotations
@@ -126,8 +126,8 @@ def train(cfg: RLlibConfig, run_dir: Path, resume: bool = False, progress: bool 
 
 def report(cfg: RLlibConfig, run_dir: Path) -> str:
     """Evaluate the saved ``main`` module (one seat) against ``eval.opponents`` with the project's evaluator; return the text."""
+    from grinch_env.evaluation.versus import write_final_report
     from grinch_env.integrations.rllib import RLlibAgent
-    from training.train import write_final_report
 
     agent = RLlibAgent(run_dir / CHECKPOINT, name=f"{cfg.run_name}/main")
     return write_final_report(run_dir, agent, cfg.eval.opponents, [cfg.num_players], cfg.eval.games, seed=10_000 + cfg.seed)

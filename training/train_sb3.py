@@ -28,10 +28,10 @@ def make_vec_env(cfg: SB3Config):
     from stable_baselines3.common.env_util import make_vec_env as sb3_make_vec_env
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from grinch_env.grinch.gym_env import GrinchGymEnv
+    from grinch_env.gym_env import GameGymEnv
 
     kwargs = dict(num_players=cfg.num_players, opponents=list(cfg.opponents), bonus_layout=cfg.bonus_layout, reward_mode=cfg.reward_mode)
-    return sb3_make_vec_env(GrinchGymEnv, n_envs=cfg.n_envs, seed=cfg.seed, env_kwargs=kwargs, vec_env_cls=DummyVecEnv)
+    return sb3_make_vec_env(GameGymEnv, n_envs=cfg.n_envs, seed=cfg.seed, env_kwargs=kwargs, vec_env_cls=DummyVecEnv)
 
 
 def _progress_callback(total: int, initial: int, desc: str):

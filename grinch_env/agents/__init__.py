@@ -8,34 +8,22 @@ sees only the observation and mask, never the true game state.
 options (``"expectimax:samples=64"``; the lists are in
 :mod:`grinch_env.grinch.agents` and :mod:`grinch_env.gnoming.agents`), a
 checkpoint path (a run directory, a ``.pt`` or an SB3 ``.zip``), or an agent
-object.  Checkpoints are loaded by the loaders in :data:`CHECKPOINT_LOADERS`:
-the trainer registers its own when :mod:`training` is imported, and any
-installed package may add one through the ``grinch_env.checkpoint_loaders``
-entry-point group, so this package never imports the trainer (or torch).
-
-The Grinch agents stay importable from here (``from grinch_env.agents import GreedyAgent``).
+object.  Checkpoints are loaded by the loaders of
+:mod:`grinch_env.agent_base` (one layer down, so that a game's own agents,
+such as the Grinch search's checkpoint rollout policy, load checkpoints
+without importing this module); the trainer's loader is found through the
+``grinch_env.checkpoint_loaders`` entry point, so ``grinch_env`` never
+imports the trainer (or torch).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
-from importlib.metadata import entry_points
+from collections.abc import Mapping
 from typing import Any
 
+from grinch_env.agent_base import Agent, load_checkpoint_agent
 from grinch_env.games import DEFAULT_GAME, get_game
-from grinch_env.grinch.agents import AGENT_CLASSES, Agent, BaseAgent, ExpectimaxAgent, GreedyAgent, RandomAgent, View, decode, legal_actions
-
-CheckpointLoader = Callable[..., Agent]
-CHECKPOINT_LOADERS: list[CheckpointLoader] = []
-"""Functions ``loader(path, seed=None) -> agent`` tried in order on a checkpoint path (raise ``ValueError`` if not theirs)."""
-ENTRY_POINT_GROUP = "grinch_env.checkpoint_loaders"
-
-
-def register_checkpoint_loader(loader: CheckpointLoader) -> None:
-    """Add ``loader`` to the checkpoint loaders (once)."""
-    if loader not in CHECKPOINT_LOADERS:
-        CHECKPOINT_LOADERS.append(loader)
 
 
 def _parse_value(text: str) -> Any:
@@ -111,55 +99,11 @@ def make_agent(
             agent.name = spec
         return agent
     if os.path.exists(spec):
-        return _load_checkpoint(spec, seed, num_players, spec_game.name)
+        return load_checkpoint_agent(spec, seed, num_players, spec_game.name)
     raise ValueError(
         f"unknown agent {spec!r} for {spec_game.title}: use one of {sorted(classes)} (with options as name:key=value, e.g. "
         f"{sorted(classes)[0]}:samples=32) or an existing checkpoint path"
     )
 
 
-def _loaders() -> list[CheckpointLoader]:
-    if not CHECKPOINT_LOADERS:
-        for ep in entry_points(group=ENTRY_POINT_GROUP):
-            try:
-                register_checkpoint_loader(ep.load())
-            except ImportError:  # the extra that provides it (e.g. torch for the trainer's) is not installed
-                continue
-    return CHECKPOINT_LOADERS
-
-
-def _load_checkpoint(path: str, seed: int | None, num_players: int | None, game: str) -> Agent:
-    loaders = _loaders()
-    if not loaders:
-        raise ValueError(f"cannot load checkpoint {path!r}: no checkpoint loader is installed (install grinch_env[train] for torch checkpoints)")
-    errors = []
-    for loader in loaders:
-        try:
-            agent = loader(path, seed=seed)
-            break
-        except Exception as exc:  # missing, truncated or foreign files raise many kinds of errors
-            errors.append(str(exc))
-    else:
-        raise ValueError(f"cannot load checkpoint {path!r}: {'; '.join(errors)}")
-    trained_for = getattr(agent, "game", DEFAULT_GAME)
-    if trained_for != game:
-        raise ValueError(f"checkpoint {path!r} plays {get_game(trained_for).title} (game {trained_for!r}), not {get_game(game).title} (game {game!r})")
-    supported = getattr(agent, "num_players", None)
-    if num_players is not None and supported is not None and not _supports(supported, num_players):
-        raise ValueError(f"checkpoint {path!r} was trained for num_players={supported}, not {num_players}")
-    return agent
-
-
-def _supports(supported: Any, num_players: int) -> bool:
-    if isinstance(supported, int):
-        return supported == num_players
-    try:
-        return num_players in supported
-    except TypeError:
-        return True
-
-
-__all__ = [
-    "AGENT_CLASSES", "CHECKPOINT_LOADERS", "Agent", "BaseAgent", "ExpectimaxAgent", "GreedyAgent", "RandomAgent", "View",
-    "decode", "legal_actions", "make_agent", "parse_spec", "register_checkpoint_loader", "split_specs",
-]
+__all__ = ["make_agent", "parse_spec", "split_specs"]

@@ -1,6 +1,6 @@
 """Evaluate agents against each other: seat-rotated, paired-deal tournaments with intervals and ratings.
 
-Usage (``python -m training.evaluate`` is the same command)::
+Usage::
 
     python -m grinch_env.evaluation --agents greedy,random --players 4 --games 2000 --seed 0 --out reports/x
     python -m grinch_env.evaluation --league checkpoints/ --agents random,greedy,expectimax --players 4 --games 800

@@ -479,7 +479,7 @@ def decode_game(observation: np.ndarray, rng: np.random.Generator | int | None =
     if obs.shape != (OBS_SIZE,):
         raise ValueError(f"observation must have shape ({OBS_SIZE},), got {obs.shape}")
     if "num_players" in options:
-        raise ValueError("num_players comes from the observation; do not pass it to from_observation")
+        raise ValueError("num_players comes from the observation; do not pass it to decode_game")
     n = int(obs[PRESENT:PRESENT + MAX_PLAYERS].sum())
     if not MIN_PLAYERS <= n <= MAX_PLAYERS:
         raise ValueError(f"not an observation: {n} seats present")

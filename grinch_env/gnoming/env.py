@@ -59,7 +59,7 @@ exactly when ``a`` is legal for the agent to act; it is all zeros for the others
 
 Rewards
 -------
-Zero until the game ends.  Then, with ``reward_mode="win_loss"`` (default,
+Zero until the game ends.  Then, with ``reward_mode="win"`` (default,
 zero-sum): the lowest total wins (tied leaders: the lowest third-round score;
 still tied: shared); winners share +1, the others share -1; if every player
 wins, all get 0.  With ``reward_mode="margin"`` (zero-sum): ``(mean of the
@@ -79,7 +79,7 @@ Arguments
 ``discard_take``          ``"must_place"`` (default: a card taken from a pile is placed) or ``"free"``.
 ``mulligan_lines``        ``"independent"`` (default: a Mulligan's value per line) or ``"single"``.
 ``max_turns_per_player``  turn cap per round is this times n (int >= 10, default 30).
-``reward_mode``           ``"win_loss"`` (default) or ``"margin"``.
+``reward_mode``           ``"win"`` (default) or ``"margin"``.
 ``render_mode``           ``None``, ``"rgb_array"`` (``render()`` returns the table as ``uint8[H, W, 3]``,
                           :func:`grinch_env.gnoming.render.draw_table`), ``"human"`` (a pygame window) or ``"ansi"`` (text).
 ``render_seat``           whose view is rendered: ``None`` (default, the spectator: face-down cards shown, marked)
@@ -92,7 +92,7 @@ version of PettingZoo's classic stack: ``step``/``observe``/``render`` before
 ``reset`` raise, an action outside ``Discrete(15)`` fails an assertion, and an
 illegal action ends the game with -1 for the offender, 0 for the others and a
 warning.  ``raw_env.step`` instead raises
-:class:`~grinch_env.game.IllegalActionError` naming the phase, the action and
+:class:`~grinch_env.games.IllegalActionError` naming the phase, the action and
 the legal actions.
 
 Recording and replay
@@ -109,26 +109,19 @@ Version history
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from gymnasium import spaces
 
-from grinch_env.aec import ILLEGAL_REWARD, RENDER_MODES, ClassicWrapper, GameEnv  # noqa: F401 - also as gnoming.env.*
+from grinch_env.aec import GameEnv, classic_env
 from grinch_env.gnoming.encoding import OBS_SIZE, Encoder, observation_bounds
 from grinch_env.gnoming.game import NUM_ACTIONS, REWARD_MODES, Game, check_options
 
 
-class raw_env(GameEnv):  # noqa: N801 - PettingZoo's naming convention
-    metadata = {
-        "render_modes": list(RENDER_MODES),
-        "name": "gnoming_a_round_v0",
-        "is_parallelizable": False,
-        "render_fps": 4,
-    }
+class raw_env(GameEnv, env_name="gnoming_a_round_v0", render_fps=4):  # noqa: N801 - PettingZoo's naming convention
     game_class = Game
     render_module = "grinch_env.gnoming.render"
 
+    # The rule options spelled out as keywords, as in game.check_options (the env's signature is its documentation).
     def __init__(
         self,
         num_players: int = 4,
@@ -137,7 +130,7 @@ class raw_env(GameEnv):  # noqa: N801 - PettingZoo's naming convention
         discard_take: str = "must_place",
         mulligan_lines: str = "independent",
         max_turns_per_player: int = 30,
-        reward_mode: str = "win_loss",
+        reward_mode: str = "win",
         render_mode: str | None = None,
         render_seat: int | None = None,
     ) -> None:
@@ -149,23 +142,8 @@ class raw_env(GameEnv):  # noqa: N801 - PettingZoo's naming convention
         self._setup(Game(n, rng=0, **opts), opts, spaces.Box(low, high, (OBS_SIZE,), np.float32), NUM_ACTIONS, Encoder(), reward_mode, render_mode)
         self._set_render_seat(render_seat)
 
-    @property
-    def game(self) -> Game:
-        """The rules engine's state (true state: hidden cards included)."""
-        return self._game
+
+env = classic_env(raw_env)
 
 
-raw_env._fast_loop_class = raw_env  # ClassicWrapper runs this class (not a subclass) through its fast path
-
-
-def env(**kwargs: Any) -> ClassicWrapper:
-    """Return the environment wrapped like PettingZoo's classic environments (see :class:`ClassicWrapper`).
-
-    An illegal action ends the game with reward -1 for the offender (and a
-    warning), an action outside ``Discrete(15)`` is an assertion error, and
-    calling ``step``/``observe`` before ``reset`` is an error.
-    """
-    return ClassicWrapper(raw_env(**kwargs))
-
-
-__all__ = ["ClassicWrapper", "env", "raw_env"]
+__all__ = ["env", "raw_env"]

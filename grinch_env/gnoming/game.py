@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from grinch_env.games import IllegalActionError
+from grinch_env.games import IllegalActionError, copy_generator
 from grinch_env.gnoming.cards import DECK, DECK_SIZE, HAZARD, IS_POSITIVE, MULLIGAN, NUM_KINDS, SHORT_NAMES, kind_name
 from grinch_env.gnoming.scoring import MULLIGAN_LINES, round_scores, score_layout
 from grinch_env.gnoming.scoring import winners as _winners
@@ -59,7 +59,7 @@ HELD_SOURCES = ("draw", "A", "B", "bounce", "displaced")
 
 START_ROTATIONS = ("rotate", "fixed")
 DISCARD_TAKES = ("must_place", "free")
-REWARD_MODES = ("win_loss", "margin")
+REWARD_MODES = ("win", "margin")
 MIN_TURNS_PER_PLAYER = 10
 MARGIN_SCALE = 100.0
 
@@ -151,10 +151,10 @@ def check_options(
     }
 
 
-def terminal_rewards(totals: Sequence[int], last_round: Sequence[int] | None, reward_mode: str = "win_loss") -> list[float]:
-    """Return every seat's end-of-game reward (§4.6): zero-sum ``"win_loss"`` or ``"margin"``."""
+def terminal_rewards(totals: Sequence[int], last_round: Sequence[int] | None, reward_mode: str = "win") -> list[float]:
+    """Return every seat's end-of-game reward (§4.6): zero-sum ``"win"`` or ``"margin"``."""
     n = len(totals)
-    if reward_mode == "win_loss":
+    if reward_mode == "win":
         won = set(_winners(totals, last_round))
         w = len(won)
         if w == n:
@@ -408,8 +408,8 @@ class Game:
         last = self.round_scores[-1] if len(self.round_scores) == self.num_rounds else None
         return _winners(self.totals, last)
 
-    def rewards(self, reward_mode: str = "win_loss") -> list[float]:
-        """Return the zero-sum rewards of §4.6 for the current totals (``"win_loss"`` or ``"margin"``)."""
+    def rewards(self, reward_mode: str = "win") -> list[float]:
+        """Return the zero-sum rewards of §4.6 for the current totals (``"win"`` or ``"margin"``)."""
         last = self.round_scores[-1] if len(self.round_scores) == self.num_rounds else None
         return terminal_rewards(self.totals, last, reward_mode)
 
@@ -544,7 +544,7 @@ class Game:
             setattr(g, name, getattr(self, name))
         g._legal = []
         g._legal_version = -1
-        g.rng = rng if rng is not None else _copy_generator(self.rng)
+        g.rng = rng if rng is not None else copy_generator(self.rng)
         g.layouts = [x[:] for x in self.layouts]
         g.face_up = [x[:] for x in self.face_up]
         g.piles = [x[:] for x in self.piles]
@@ -599,18 +599,6 @@ class Game:
         else:
             g.draw_pile = pool[len(slots):]
         return g
-
-    @classmethod
-    def from_observation(cls, observation: np.ndarray, rng: np.random.Generator | int | None = None, **options: Any) -> Game:
-        """Return a determinisation built from one seat's observation alone; the observer becomes seat 0.
-
-        See :func:`grinch_env.gnoming.encoding.decode_game` (``options`` are
-        the game's rule options other than ``num_players``, which the
-        observation gives).
-        """
-        from grinch_env.gnoming.encoding import decode_game  # encoding imports this module
-
-        return decode_game(observation, rng, **options)
 
     def state_dict(self) -> dict[str, Any]:
         """Return a JSON-serialisable snapshot of the true state (the env's ``game_state()``, §6.4)."""
@@ -671,12 +659,6 @@ class Game:
         for i in range(len(grids[0])):
             lines.append("  ".join(g[i] for g in grids).rstrip())
         return "\n".join(lines)
-
-
-def _copy_generator(rng: np.random.Generator) -> np.random.Generator:
-    bit_generator = type(rng.bit_generator)()
-    bit_generator.state = rng.bit_generator.state
-    return np.random.Generator(bit_generator)
 
 
 __all__ = [

@@ -2,8 +2,8 @@
 
 Usage::
 
-    python -m grinch_env.play --game gnoming --players 4 --opponents search,greedy [--seed S] [--seat K]
-    python -m grinch_env.gnoming.play --players 4 --opponents search,greedy
+    python -m grinch_env.gnoming.play --players 4 --opponents search,greedy [--seed S] [--seat K]
+    grinch-play --game gnoming --players 4 --opponents search,greedy    # the same
 
 The opponents fill the other seats in order from your left (a shorter list is
 repeated).  Every layout is shown as a 3x3 grid (slots 0..8 row by row,
@@ -18,24 +18,19 @@ every agent.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-import numpy as np
-
-from grinch_env.agents import make_agent, split_specs
 from grinch_env.gnoming.cards import HAZARD, SHORT_NAMES
 from grinch_env.gnoming.encoding import action_mask, encode
-from grinch_env.gnoming.game import DISCARD_A, DISCARD_B, DRAW, MAX_PLAYERS, MIN_PLAYERS, PASS, TAKE_A, TAKE_B, Game
+from grinch_env.gnoming.game import DISCARD_A, DISCARD_B, DRAW, PASS, TAKE_A, TAKE_B, Game
+from grinch_env.play_base import QuitError, print_result, run_cli, seat_opponents, split_move
+from grinch_env.play_base import prompt_move as _prompt
 
 PILE_NAMES = ("A", "B")
 GRID_WIDTH = 24
-
-
-class QuitError(Exception):
-    """The player asked to leave (``quit`` or end of input)."""
+MOVE_WIDTH = 58  # the move descriptions' column
 
 
 def card(k: int) -> str:
@@ -75,12 +70,9 @@ def move_label(game: Game, action: int) -> tuple[str, str]:
 
 def parse_move(text: str, game: Game, legal: Sequence[int]) -> int | None:
     """Return the legal action that ``text`` names (a number from the list or a move's name), or ``None``."""
-    words = text.strip().lower().split()
-    if not words:
-        return None
-    if len(words) == 1 and words[0].isdigit():
-        i = int(words[0])
-        return legal[i - 1] if 1 <= i <= len(legal) else None
+    numbered, words = split_move(text, legal)
+    if numbered is not None or not words:
+        return numbered
     head, rest = words[0], words[1:]
     action = None
     if head in ("slot", "s", "place", "p", "flip", "bounce", "b") and len(rest) == 1 and rest[0].isdigit():
@@ -131,36 +123,12 @@ def render_for(game: Game, names: Sequence[str]) -> str:
 
 def prompt_move(game: Game, names: Sequence[str], stdin: TextIO, stdout: TextIO) -> int:
     """Return the human's chosen legal action; re-asks on bad input, raises :class:`QuitError` on EOF or ``quit``."""
-    legal = game.legal_actions()
-    print(render_for(game, names), file=stdout)
-    _print_moves(game, legal, stdout, f"Your move ({_PHASE_TITLES[_phase(game)]})")
-    while True:
-        print("> ", end="", file=stdout, flush=True)
-        line = stdin.readline()
-        if not line:
-            raise QuitError
-        text = line.strip()
-        if text.lower() in ("q", "quit", "exit"):
-            raise QuitError
-        if text.lower() in ("h", "help", "?", ""):
-            _print_moves(game, legal, stdout, "Legal moves")
-            continue
-        action = parse_move(text, game, legal)
-        if action is not None:
-            return action
-        _print_moves(game, legal, stdout, f"{text!r} is not a legal move now. Legal moves")
+    return _prompt(game, render_for(game, names), f"Your move ({_PHASE_TITLES[_phase(game)]})", move_label, parse_move, stdin, stdout, MOVE_WIDTH)
 
 
 _PHASE_TITLES = {"reveal": "turn up one of your cards", "draw": "draw a card", "play": "place or discard the held card",
                  "bounce": "bounce the turned-up card or stop", "discard": "choose a discard pile",
                  "hazard": "a Hazard was discarded: turn up a card or pass"}
-
-
-def _print_moves(game: Game, legal: Sequence[int], stdout: TextIO, title: str) -> None:
-    print(f"{title}:", file=stdout)
-    for i, a in enumerate(legal, 1):
-        desc, typed = move_label(game, a)
-        print(f"  {i:>2}) {desc:<58} [{typed}]", file=stdout)
 
 
 _AUTOMATIC = {DISCARD_A: "discard onto pile A", DISCARD_B: "discard onto pile B", DRAW: "draw", PASS: "pass"}
@@ -179,25 +147,11 @@ def play(num_players: int, opponents: Sequence[str], seed: int | None, seat: int
     ``seat=None`` watches a game between the agents (every seat an opponent;
     each layout is shown as a grid at the start and after every round).
     """
-    if isinstance(num_players, bool) or not isinstance(num_players, int) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
-        raise ValueError(f"--players must be in {MIN_PLAYERS}..{MAX_PLAYERS}, got {num_players!r}")
+    agents, names = seat_opponents("gnoming", num_players, opponents, seed, seat, example="search,greedy")
     n = num_players
     watching = seat is None
     if watching:
         seat = -1
-    elif not 0 <= seat < n:
-        raise ValueError(f"--seat must be in 0..{n - 1} for {n} players, got {seat}")
-    if not opponents:
-        raise ValueError("give at least one opponent, e.g. --opponents search,greedy")
-    if len(opponents) > n - 1 and not watching:
-        raise ValueError(f"{len(opponents)} opponents given but a {n}-player table has {n - 1} other seats")
-    seeds = np.random.SeedSequence(seed).generate_state(n)
-    agents: dict[int, object] = {}
-    names = ["you"] * n
-    for i in range(0 if watching else 1, n):
-        p = (seat + i) % n
-        agents[p] = make_agent(opponents[(i - 1) % len(opponents)], seed=int(seeds[p]), game="gnoming")
-        names[p] = agents[p].name
     game = Game(n, rng=seed)
     if watching:
         print(f"Gnoming A Round: {n} players ({', '.join(names)}), seed {seed}; lowest total after 3 rounds wins.", file=stdout)
@@ -230,30 +184,15 @@ def play(num_players: int, opponents: Sequence[str], seed: int | None, seat: int
     except QuitError:
         print("\nGame left. Bye!", file=stdout)
         return game
-    winners = game.winners()
-    print("Final totals: " + ", ".join(f"seat {q} ({names[q]}) {game.totals[q]}" for q in range(n)), file=stdout)
-    if watching:
-        print(f"Winner: {', '.join(f'seat {w} ({names[w]})' for w in winners)}", file=stdout)
-        return game
-    print("You win!" if seat in winners and len(winners) == 1 else
-          "You share the win!" if seat in winners else f"Winner: {', '.join(f'seat {w} ({names[w]})' for w in winners)}", file=stdout)
+    print_result(game, names, None if watching else seat, stdout)
     return game
 
 
 def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
     """Run the terminal game; return the exit status (argument errors exit through ``argparse``)."""
-    parser = argparse.ArgumentParser(prog="python -m grinch_env.play --game gnoming", description="Play Gnoming A Round in the terminal.")
-    parser.add_argument("--players", type=int, default=4, help=f"table size {MIN_PLAYERS}..{MAX_PLAYERS} (default 4)")
-    parser.add_argument("--opponents", default="search", help="comma-separated agent specs (random, greedy, search), from your left")
-    parser.add_argument("--seed", type=int, default=None, help="deal and agent seed (default: random)")
-    parser.add_argument("--seat", type=int, default=0, help="your seat (default 0, the first player)")
-    args = parser.parse_args(argv)
-    try:
-        play(args.players, split_specs(args.opponents), args.seed, args.seat,
-             stdin or sys.stdin, stdout or sys.stdout)
-    except ValueError as exc:
-        parser.error(str(exc))
-    return 0
+    return run_cli("gnoming", play, argv, stdin, stdout, opponents="search",
+                   opponents_help="comma-separated agent specs (random, greedy, search) or checkpoint paths, from your left",
+                   seat_help="your seat (default 0, the first player)")
 
 
 if __name__ == "__main__":

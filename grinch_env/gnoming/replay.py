@@ -11,8 +11,8 @@ engine) and ``env.game_seed`` the seed of its shuffles::
     assert again.game_state() == env.game_state()
     again = play_log(None, env.action_log, game_seed=env.game_seed, num_players=4)
 
-A log is saved as JSON with :func:`grinch_env.replay.log_to_json` and read
-back with :func:`grinch_env.replay.log_from_json` (the same format).
+A log is saved as JSON with :func:`grinch_env.grinch.replay.log_to_json` and read
+back with :func:`grinch_env.grinch.replay.log_from_json` (the same format).
 """
 
 from __future__ import annotations

@@ -1,19 +1,11 @@
 """Batched engine: B independent games of *Gnoming A Round* stepped together (a compiled numba state machine, scalar fallback).
 
-Example::
+Example: ``VectorGnoming(num_envs=1024, num_players=[3, 4, 5, 6, 7], seed=0)``,
+then ``reset()`` and ``step(actions)`` as in :mod:`grinch_env.grinch.vector`'s
+example (observations ``float32[envs,1046]``, masks ``int8[envs,15]``,
+rewards ``float32[envs,7]``).
 
-    import numpy as np
-    from grinch_env.gnoming.vector import VectorGnoming
-
-    venv = VectorGnoming(num_envs=1024, num_players=[3, 4, 5, 6, 7], seed=0)
-    obs, mask, seat = venv.reset()               # float32[envs,1046], int8[envs,15], int64[envs]
-    rng = np.random.default_rng(0)
-    for _ in range(1000):
-        actions = (rng.random(mask.shape) * mask).argmax(axis=1)   # a random legal action per game
-        obs, mask, seat, rewards, dones = venv.step(actions)
-        # rewards float32[envs,7]: seat s's terminal reward in game i if dones[i], else 0
-
-The interface is :class:`grinch_env.vector.VectorGrinch`'s.  ``obs[i]`` and
+The interface is :class:`grinch_env.grinch.vector.VectorGrinch`'s.  ``obs[i]`` and
 ``mask[i]`` are game i's observation and action mask from the seat
 ``seat[i]`` of the player to act, with exactly the encoding of the AEC env
 (:func:`grinch_env.gnoming.encoding.encode`, §6.3 of RULES_GNOMING.md) and the
@@ -21,7 +13,7 @@ same ``Discrete(15)`` actions.  Decisions with a single legal action are
 played inside, as :meth:`Game.step <grinch_env.gnoming.game.Game.step>` plays
 them, so every returned decision has at least two legal actions.
 ``rewards[i, s]`` is seat ``s``'s reward (:func:`grinch_env.gnoming.game.terminal_rewards`,
-``reward_mode`` "win_loss" or "margin") of a game that ended on this step
+``reward_mode`` "win" or "margin") of a game that ended on this step
 (``dones[i]``), zero otherwise and for seats ``s >= num_players[i]``.  A
 finished game is reset at once: ``obs/mask/seat`` are then the first
 decision of a fresh game and ``last_totals[i]`` holds the finished game's
@@ -64,7 +56,6 @@ encoded by the AEC env's :class:`~grinch_env.gnoming.encoding.Encoder`
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -82,10 +73,10 @@ from grinch_env.gnoming.game import (
     action_name,
     check_options,
 )
+from grinch_env.vector_base import actions_array, fresh_buffer, pick_backend, table_sizes
+from grinch_env.vector_base import illegal_action_error as _illegal
 
 DeckSource = Callable[[int, int], np.ndarray]
-_POOL = 3  # observation buffers watched for reuse (the caller holds the last one or two while stepping)
-BACKENDS = ("auto", "numpy", "numba")
 _DECK = np.array(DECK, dtype=np.int16)
 
 
@@ -128,46 +119,9 @@ def _trusted(perm: np.ndarray, length: int) -> np.ndarray:
     return perm
 
 
-def _backend(name: str) -> str:
-    """Return the backend to use: ``"numba"`` or ``"numpy"``."""
-    if name not in BACKENDS:
-        raise ValueError(f"backend must be one of {BACKENDS}, got {name!r}")
-    if name == "numpy":
-        return name
-    try:
-        import grinch_env.gnoming._vector_numba  # noqa: F401 - compiles the kernels (or loads them from numba's cache)
-    except ImportError as exc:
-        if name == "numba":
-            raise ValueError(f"backend 'numba' needs the numba package (pip install numba): {exc}") from None
-        return "numpy"
-    return "numba"
-
-
-def _sizes(num_envs: Any, num_players: Any) -> np.ndarray:
-    """Return every game's number of players, int64[num_envs] (a shorter sequence is repeated over the batch)."""
-    if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-        raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
-    allowed = f"an int in {MIN_PLAYERS}..{MAX_PLAYERS} or a non-empty sequence of them"
-    if isinstance(num_players, (int, np.integer)) and not isinstance(num_players, (bool, np.bool_)):
-        sizes = [num_players]
-    elif isinstance(num_players, (str, bytes)) or not isinstance(num_players, (Sequence, np.ndarray)) or len(num_players) == 0:
-        raise ValueError(f"num_players must be {allowed}, got {num_players!r}")
-    else:
-        sizes = list(num_players)
-    for x in sizes:
-        if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)) or not MIN_PLAYERS <= x <= MAX_PLAYERS:
-            raise ValueError(f"num_players must be {allowed}, got {num_players!r}")
-    return np.resize(np.array(sizes, dtype=np.int64), int(num_envs))
-
-
 def illegal_action_error(game: int, action: int, seat: int, mask: np.ndarray) -> ValueError:
     """Return the error the batched engine raises for an illegal ``action`` in ``game``: it names the action, the seat and the legal ones."""
-    legal = np.flatnonzero(mask).tolist()
-    what = action_name(action) if 0 <= action < NUM_ACTIONS else f"outside 0..{NUM_ACTIONS - 1}"
-    return ValueError(
-        f"illegal action {action} ({what}) for game {game} (seat {seat} to act); "
-        f"legal actions: {legal} ({', '.join(action_name(x) for x in legal)})"
-    )
+    return _illegal(game, action, seat, mask, action_name)
 
 
 class VectorGnoming:
@@ -175,7 +129,7 @@ class VectorGnoming:
 
     Arguments: ``num_envs`` (>= 1); ``num_players`` an int 3..7 or a sequence
     of them (game i gets ``num_players[i % len]``); ``seed`` for the shuffles
-    (``reset(seed)`` re-seeds); ``reward_mode`` ``"win_loss"`` or
+    (``reset(seed)`` re-seeds); ``reward_mode`` ``"win"`` or
     ``"margin"``; ``backend`` ``"auto"``, ``"numba"`` or ``"numpy"`` (module
     docstring); ``copy`` (default True) as in Gymnasium's vector envs;
     ``deck_source`` an optional callable ``(game, length) -> permutation``
@@ -195,7 +149,7 @@ class VectorGnoming:
         num_envs: int,
         num_players: int | Sequence[int] = 4,
         seed: int | None = 0,
-        reward_mode: str = "win_loss",
+        reward_mode: str = "win",
         backend: str = "auto",
         copy: bool = True,
         deck_source: DeckSource | None = None,
@@ -206,7 +160,7 @@ class VectorGnoming:
         mulligan_lines: str = "independent",
         max_turns_per_player: int = 30,
     ) -> None:
-        self.num_players = _sizes(num_envs, num_players)
+        self.num_players = table_sizes(num_envs, num_players, MIN_PLAYERS, MAX_PLAYERS)
         self.num_envs = envs = int(num_envs)
         if not isinstance(reward_mode, str) or reward_mode not in REWARD_MODES:
             raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
@@ -221,7 +175,7 @@ class VectorGnoming:
         self._source = deck_source if deck_source is not None else per_game_decks(seeded_generators(envs, seed))
         # A user's deck source is checked at every answer; the engine's own generators always return permutations.
         self._check = _check_permutation if deck_source is not None else _trusted
-        self.backend = _backend(backend)
+        self.backend = pick_backend(backend, "grinch_env.gnoming._vector_numba")
         self.copy = bool(copy)
         self._started = False
         self.last_totals = np.zeros((envs, MAX_PLAYERS), dtype=np.int64)
@@ -273,7 +227,7 @@ class VectorGnoming:
         """Return ``(obs, mask, seat, rewards, dones)`` after game i's player to act took ``actions[i]``."""
         if not self._started:
             raise RuntimeError("call reset() before step()")
-        a = self._actions_array(actions)
+        a = actions_array(actions, self.num_envs)
         rewards = np.zeros((self.num_envs, MAX_PLAYERS), dtype=np.float32)
         dones = np.zeros(self.num_envs, dtype=bool)
         if self.backend == "numba":
@@ -347,31 +301,8 @@ class VectorGnoming:
         return obs, self._mask, self._seat
 
     def _fresh_obs(self) -> np.ndarray:
-        """Return an observation buffer no one else holds: a returned one the caller has dropped, else a new one.
-
-        A returned ``obs`` of which no reference, view or buffer export survives (``sys.getrefcount``) is
-        indistinguishable from a new array, so it is reused and cleared by the kernel; this saves the fresh
-        pages (page faults) of a new 4 MB buffer per step at 1024 games (as ``VectorGrinch`` does for large batches).
-        Buffers the caller keeps are never touched again.
-        """
-        pool = self._obs_pool
-        for k in range(len(pool)):
-            if sys.getrefcount(pool[k]) == 2:  # the pool's reference and getrefcount's argument
-                return pool[k]
-        obs = np.empty((self.num_envs, OBS_SIZE), dtype=np.float32)
-        if len(pool) >= _POOL:
-            pool.pop(0)  # the caller keeps those (a rollout buffer): stop watching the oldest
-        pool.append(obs)
-        return obs
-
-    def _actions_array(self, actions: Any) -> np.ndarray:
-        """Return ``actions`` as int64[envs], or raise ``ValueError`` if it has the wrong shape or dtype."""
-        if type(actions) is np.ndarray and actions.dtype == np.int64 and actions.shape == (self.num_envs,) and actions.flags.c_contiguous:
-            return actions
-        a = np.asarray(actions)
-        if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
-            raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), got dtype {a.dtype} and shape {a.shape}")
-        return np.ascontiguousarray(a, dtype=np.int64)
+        """Return an observation buffer no one else holds (:func:`grinch_env.vector_base.fresh_buffer`)."""
+        return fresh_buffer(self._obs_pool, (self.num_envs, OBS_SIZE))
 
     def _raise_illegal(self, i: int, a: np.ndarray) -> None:
         raise illegal_action_error(i, int(a[i]), int(self._seat[i]), self._mask[i])
@@ -402,4 +333,4 @@ class VectorGnoming:
         }
 
 
-__all__ = ["BACKENDS", "DeckSource", "VectorGnoming", "illegal_action_error", "per_game_decks", "seeded_generators"]
+__all__ = ["DeckSource", "VectorGnoming", "illegal_action_error", "per_game_decks", "seeded_generators"]

@@ -55,14 +55,15 @@ from grinch_env.grinch.game import (
     TURNS_PER_ROUND,
     WHO_DRAWS,
 )
-from grinch_env.grinch.scoring import MATCH_POINTS, NUM_ROWS, RUN_POINTS
-from grinch_env.grinch.vector import _COUNTS_BITS, _RANK_SUM_AT, _SUIT_COUNT_AT, _SUIT_FEATURES, _TOP_AT
+from grinch_env.grinch.scoring import COUNTS_BITS, MATCH_POINTS, NUM_ROWS, RANK_SUM_AT, RUN_POINTS, SUIT_COUNT_AT, TOP_AT, packed_tables
+
+_SUIT_FEATURES = packed_tables()[0]
 
 _DISCARD, _DRAW, _SCORE = PHASE_DISCARD.code, PHASE_DRAW.code, PHASE_SCORE.code  # the Phase enum's array codes
 # step_into's status per game: nothing more to do, a round to deal, a game over (rewards written, then a new game to deal).
 NO_DEAL, NEW_ROUND, GAME_OVER = 0, 1, 2
 _PAD = 2 * NUM_ROWS + 1
-_RANKS = _COUNTS_BITS // 3
+_RANKS = COUNTS_BITS // 3
 _MATCH_POINTS = np.array(MATCH_POINTS, dtype=np.int64)  # frozen into the compiled code as constants
 _RUN_POINTS = np.array(RUN_POINTS, dtype=np.int64)
 
@@ -75,7 +76,7 @@ _RUN_POINTS = np.array(RUN_POINTS, dtype=np.int64)
 
 @numba.njit(cache=True, nogil=True)
 def _features(hand):  # pragma: no cover - compiled
-    """The packed suit features of a hand (``grinch_env.grinch.vector._suit_feature_table``; the table is a constant here)."""
+    """The packed suit features of a hand (``grinch_env.grinch.scoring.packed_tables``; the table is a constant here)."""
     feat = 0
     for s in range(NUM_SUITS):
         chunk = np.int64((hand >> np.uint64(CARDS_PER_SUIT * s)) & np.uint64((1 << CARDS_PER_SUIT) - 1))
@@ -104,9 +105,9 @@ def _match_run(feat):  # pragma: no cover - compiled
 def _row_value(feat, row):  # pragma: no cover - compiled
     """Row ``row``'s value of a hand from its packed features (as ``grinch_env.grinch.vector._hand_values``)."""
     if row < NUM_SUITS:
-        return (feat >> (_RANK_SUM_AT + 6 * row)) & 63
+        return (feat >> (RANK_SUM_AT + 6 * row)) & 63
     if row == NUM_SUITS:
-        return (feat >> _TOP_AT) & 31
+        return (feat >> TOP_AT) & 31
     match, run = _match_run(feat)
     return match if row == NUM_SUITS + 1 else run
 
@@ -174,7 +175,7 @@ def encode_into(
         obs[i, OWN_ROW_VALUES + NUM_SUITS + 2] = f_row[run]
         bonus = 0
         for b in range(len(bonus_card)):
-            if (hand >> np.uint64(bonus_card[b])) & one and ((feat >> (_SUIT_COUNT_AT + 3 * bonus_suit[b])) & 7) >= bonus_count[b]:
+            if (hand >> np.uint64(bonus_card[b])) & one and ((feat >> (SUIT_COUNT_AT + 3 * bonus_suit[b])) & 7) >= bonus_count[b]:
                 bonus += bonus_points[b]
         obs[i, OWN_BONUS] = f_bonus[bonus]
         obs[i, TO_ACT] = 1.0
@@ -262,7 +263,7 @@ def step_into(
             feat = _features(hand)
             points = _row_value(feat, row)
             for b in range(len(bonus_card)):
-                if (hand >> np.uint64(bonus_card[b])) & one and ((feat >> (_SUIT_COUNT_AT + 3 * bonus_suit[b])) & 7) >= bonus_count[b]:
+                if (hand >> np.uint64(bonus_card[b])) & one and ((feat >> (SUIT_COUNT_AT + 3 * bonus_suit[b])) & 7) >= bonus_count[b]:
                     points += bonus_points[b]
             totals[i, p] += points
             pad[i, p, row] = 1.0

@@ -14,9 +14,10 @@ import numpy as np
 
 from grinch_env.grinch.cards import NUM_CARDS
 from grinch_env.grinch.encoding import OBS_SIZE, action_mask, encode, scales_for
-from grinch_env.grinch.game import MAX_PLAYERS, NUM_ACTIONS, REWARD_MODES, Game, terminal_rewards
+from grinch_env.grinch.game import MAX_PLAYERS, MIN_PLAYERS, NUM_ACTIONS, REWARD_MODES, Game, terminal_rewards
 from grinch_env.grinch.scoring import resolve_layout
-from grinch_env.grinch.vector import DeckSource, _sizes, batched_decks, illegal_action_error
+from grinch_env.grinch.vector import DeckSource, batched_decks, illegal_action_error
+from grinch_env.vector_base import table_sizes
 
 
 class _DeckRng:
@@ -44,6 +45,7 @@ class ReferenceVectorGrinch:
     start a round, used by the differential test (:func:`per_game_decks`).
     """
 
+    # The same constructor as VectorGrinch's, on purpose (the differential test builds both from one set of arguments).
     def __init__(
         self,
         num_envs: int,
@@ -53,7 +55,7 @@ class ReferenceVectorGrinch:
         reward_mode: str = "win",
         deck_source: DeckSource | None = None,
     ) -> None:
-        self.num_players = _sizes(num_envs, num_players)
+        self.num_players = table_sizes(num_envs, num_players, MIN_PLAYERS, MAX_PLAYERS)
         self.num_envs = int(num_envs)
         if reward_mode not in REWARD_MODES:
             raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")

@@ -95,25 +95,16 @@ Version history
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 
-from grinch_env.aec import ILLEGAL_REWARD, RENDER_MODES, ClassicWrapper, GameEnv  # noqa: F401 - also as grinch_env.env.*
+from grinch_env.aec import GameEnv, classic_env
 from grinch_env.grinch.encoding import OBS_SIZE, Encoder
-
-# MARGIN_SCALE, REWARD_MODES and terminal_rewards are the rules' (game.py); imported here for the old ``grinch_env.env`` names too.
-from grinch_env.grinch.game import MARGIN_SCALE, NUM_ACTIONS, REWARD_MODES, Game, IllegalActionError, terminal_rewards  # noqa: F401
+from grinch_env.grinch.game import NUM_ACTIONS, REWARD_MODES, Game
 
 
-class raw_env(GameEnv):  # noqa: N801 - PettingZoo's naming convention
-    metadata = {
-        "render_modes": list(RENDER_MODES),
-        "name": "grinch_grow_your_heart_v0",
-        "is_parallelizable": False,
-        "render_fps": 2,
-    }
+class raw_env(GameEnv, env_name="grinch_grow_your_heart_v0", render_fps=2):  # noqa: N801 - PettingZoo's naming convention
     game_class = Game
     render_module = "grinch_env.grinch.render"
 
@@ -135,20 +126,5 @@ class raw_env(GameEnv):  # noqa: N801 - PettingZoo's naming convention
         self._setup(game, options, spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32), NUM_ACTIONS, Encoder(), reward_mode, render_mode)
         self._set_render_seat(render_seat)
 
-    @property
-    def game(self) -> Game:
-        """The rules engine's state (true state: hidden information included)."""
-        return self._game
 
-
-raw_env._fast_loop_class = raw_env  # ClassicWrapper runs this class (not a subclass) through its fast path
-
-
-def env(**kwargs: Any) -> ClassicWrapper:
-    """Return the environment wrapped like PettingZoo's classic environments (see :class:`ClassicWrapper`).
-
-    An illegal action ends the game with reward -1 for the offender (and a
-    warning), an action outside ``Discrete(62)`` is an assertion error, and
-    calling ``step``/``observe`` before ``reset`` is an error.
-    """
-    return ClassicWrapper(raw_env(**kwargs))
+env = classic_env(raw_env)

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from grinch_env.games import IllegalActionError
+from grinch_env.games import IllegalActionError, copy_generator
 from grinch_env.grinch.cards import NUM_CARDS, card_name
 from grinch_env.grinch.scoring import NUM_ROWS, ROW_NAMES, Bonus, bonus_points, resolve_layout, row_value
 
@@ -405,7 +405,7 @@ class Game:
         g.num_rounds = self.num_rounds
         g.first_grinch = self.first_grinch
         g.layout = self.layout
-        g.rng = rng if rng is not None else _copy_generator(self.rng)
+        g.rng = rng if rng is not None else copy_generator(self.rng)
         g.round = self.round
         g.turn = self.turn
         g.phase = self.phase
@@ -497,12 +497,6 @@ class Game:
             sheet = " ".join("." if v is None else str(v) for v in self.score_sheet[p])
             lines.append(f"{arrow}seat {p} {role} hand [{hand}]  pile [{pile}]  pad [{sheet}]  total {self.totals[p]}")
         return "\n".join(lines)
-
-
-def _copy_generator(rng: np.random.Generator) -> np.random.Generator:
-    bit_generator = type(rng.bit_generator)()
-    bit_generator.state = rng.bit_generator.state
-    return np.random.Generator(bit_generator)
 
 
 __all__ = [

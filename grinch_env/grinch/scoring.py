@@ -15,10 +15,13 @@ condition holds, whatever row is chosen (RULES.md, "Scoring a hand").
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
-from grinch_env.grinch.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, RANK, SUIT, SUIT_NAMES, card_id, check_card
+import numpy as np
+
+from grinch_env.grinch.cards import CARDS_PER_SUIT, NUM_CARDS, NUM_RANKS, NUM_SUITS, RANK, SUIT, SUIT_NAMES, card_id, check_card
 
 NUM_ROWS = 7
 WREATHS_ROW, NOISE_ROW, ORNAMENTS_ROW, PRESENTS_ROW, RAINBOW_ROW, MATCH_ROW, RUN_ROW = range(NUM_ROWS)
@@ -175,3 +178,41 @@ def hand_scores(cards: Iterable[int], layout: str | Mapping | tuple = "standard"
     cards = list(cards)
     bonus = bonus_points(cards, layout)
     return tuple(v + bonus for v in row_scores(cards))
+
+
+# ------------------------------------------------- packed tables (batched engines)
+# The batched engine (vector.py) and its compiled kernels (_vector_numba.py) score hands from card bitmaps
+# with these tables; they live here, beside the rules they encode, so both engines read one copy.
+# A hand's scoring features from one lookup per suit: the table maps (suit, 12-bit chunk of that suit's cards)
+# to bit fields that add up over the four suits without carries, because a hand holds at most 6 cards:
+# bits 3r..3r+2 copies of rank r+1 (<= 6), 18..22 the suit's highest rank (sum <= 24),
+# 23+3s.. cards of suit s (<= 6), 35+6s.. rank sum of suit s (<= 30).
+COUNTS_BITS, TOP_AT, SUIT_COUNT_AT, RANK_SUM_AT = 18, 18, 23, 35
+
+
+def _suit_feature_table() -> np.ndarray:
+    """Return int64[4, 4096]: the packed scoring features of each suit's possible cards (see above)."""
+    x = np.arange(1 << CARDS_PER_SUIT)
+    bits = (x[:, None] >> np.arange(CARDS_PER_SUIT)) & 1
+    ranks = np.array(RANK[:CARDS_PER_SUIT])
+    per_rank = bits[:, 0::2] + bits[:, 1::2]  # [4096, 6] copies of each rank
+    common = per_rank @ (1 << (3 * np.arange(6))) + ((bits * ranks).max(axis=1) << TOP_AT)
+    return np.stack([common + (bits.sum(axis=1) << (SUIT_COUNT_AT + 3 * s)) + ((bits @ ranks) << (RANK_SUM_AT + 6 * s)) for s in range(NUM_SUITS)])
+
+
+def _match_run_table() -> np.ndarray:
+    """Return int64[2**18]: Match points + 64 * Run points for each packed per-rank count (3 bits per rank)."""
+    counts = (np.arange(1 << COUNTS_BITS)[:, None] >> (3 * np.arange(6))) & 7
+    present = counts > 0
+    longest = np.zeros(len(counts), dtype=np.int64)
+    run = np.zeros(len(counts), dtype=np.int64)
+    for r in range(6):
+        run = np.where(present[:, r], run + 1, 0)
+        longest = np.maximum(longest, run)
+    return np.array(MATCH_POINTS)[counts.max(axis=1)] + 64 * np.array(RUN_POINTS)[longest]
+
+
+@functools.cache
+def packed_tables() -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(suit_features, match_run)``: the raveled int64[4 * 4096] suit table and the int64[2**18] Match/Run table (built once)."""
+    return _suit_feature_table().ravel(), _match_run_table()

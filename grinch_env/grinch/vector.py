@@ -90,114 +90,51 @@ this engine.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from grinch_env.grinch.cards import CARDS_PER_SUIT, NUM_CARDS, NUM_SUITS, RANK
-from grinch_env.grinch.encoding import (
-    AT_TABLE,
-    DRAW_PILE_SIZE,
-    FIRST_DRAW_MADE,
-    GRINCH_SEAT,
-    HAND_SIZE,
-    KNOWN_IN_HAND,
-    MAX_HAND,
-    OBS_SIZE,
-    OWN_BONUS,
-    OWN_ROW_VALUES,
-    PHASE,
-    PILE_CONTENTS,
-    PILE_SECOND,
-    PILE_TOP,
-    ROUND,
-    ROUNDS_LEFT,
-    ROW_POINTS,
-    ROW_USED,
-    SEAT_BLOCK,
-    SEAT_STRIDE,
-    TO_ACT,
-    TOTALS,
-    TURN,
-    Scales,
+from grinch_env.grinch import encoding as enc
+from grinch_env.grinch import game as rules
+from grinch_env.grinch.cards import CARDS_PER_SUIT, NUM_CARDS, NUM_SUITS
+from grinch_env.grinch.game import action_name
+from grinch_env.grinch.scoring import (
+    COUNTS_BITS,
+    MAX_ROW_VALUE,
+    NUM_ROWS,
+    RANK_SUM_AT,
+    SUIT_COUNT_AT,
+    TOP_AT,
+    packed_tables,
+    resolve_layout,
 )
-from grinch_env.grinch.game import (
-    DEAL_SIZE,
-    DRAW_DISCARD_BASE,
-    DRAW_PILE_ACTION,
-    GRINCH_DRAWS,
-    MARGIN_SCALE,
-    MAX_PLAYERS,
-    NUM_ACTIONS,
-    PHASE_DISCARD,
-    PHASE_DRAW,
-    PHASE_SCORE,
-    REWARD_MODES,
-    ROUNDS_BY_PLAYERS,
-    SCORE_BASE,
-    TURNS_PER_ROUND,
-    WHO_DRAWS,
-    action_name,
-    check_num_players,
-)
-from grinch_env.grinch.scoring import MATCH_POINTS, MAX_ROW_VALUE, NUM_ROWS, RUN_POINTS, resolve_layout
+from grinch_env.vector_base import actions_array, fresh_buffer, pick_backend, table_sizes
+from grinch_env.vector_base import illegal_action_error as _illegal
 
 DeckSource = Callable[[np.ndarray], np.ndarray]
 
 # Phases as small ints (the scalar engine's "discard", "draw", "score").
-_DISCARD, _DRAW, _SCORE = PHASE_DISCARD.code, PHASE_DRAW.code, PHASE_SCORE.code  # the Phase enum's array codes
-_SEATS = np.arange(MAX_PLAYERS)
+_DISCARD, _DRAW, _SCORE = rules.PHASE_DISCARD.code, rules.PHASE_DRAW.code, rules.PHASE_SCORE.code  # the Phase enum's array codes
+_SEATS = np.arange(rules.MAX_PLAYERS)
 _BIT = np.left_shift(np.uint64(1), np.arange(NUM_CARDS, dtype=np.uint64))
 _CHUNK = np.uint64((1 << CARDS_PER_SUIT) - 1)
 _SUIT_SHIFT = np.arange(NUM_SUITS, dtype=np.uint64) * np.uint64(CARDS_PER_SUIT)
-_TAIL = AT_TABLE  # entries from here on are not card bitmaps
+_TAIL = enc.AT_TABLE  # entries from here on are not card bitmaps
 _BLOCKS = _TAIL // NUM_CARDS  # 25 card bitmaps of 48 entries: own hand, then 4 per relative seat
 _BYTES = NUM_CARDS // 8  # 6 bytes hold a 48-card bitmap
 _BLOCK_GAMES = 1024
 _RECYCLE_BYTES = 8 << 20  # observation buffers this large are recycled (numba backend, copy=True)
-_POOL = 3  # observation buffers watched for reuse (the caller holds the last one or two while stepping)
 # The bitmap trick relies on the encoding's layout: own hand, then per relative seat pile contents, top, second, known.
 if not (
-    SEAT_BLOCK == NUM_CARDS and SEAT_STRIDE == 4 * NUM_CARDS and (PILE_CONTENTS, PILE_TOP, PILE_SECOND, KNOWN_IN_HAND) == (0, 48, 96, 144)
-    and AT_TABLE == SEAT_BLOCK + MAX_PLAYERS * SEAT_STRIDE
+    enc.SEAT_BLOCK == NUM_CARDS and enc.SEAT_STRIDE == 4 * NUM_CARDS and (enc.PILE_CONTENTS, enc.PILE_TOP, enc.PILE_SECOND, enc.KNOWN_IN_HAND) == (0, 48, 96, 144)
+    and enc.AT_TABLE == enc.SEAT_BLOCK + rules.MAX_PLAYERS * enc.SEAT_STRIDE
 ):  # pragma: no cover - guards a change of grinch_env.grinch.encoding's index table
     raise ImportError("grinch_env.grinch.vector assumes the card-bitmap layout of grinch_env.grinch.encoding; update VectorGrinch._encode and _vector_numba")
 
 
-# A hand's scoring features from one lookup per suit: the table maps (suit, 12-bit chunk of that suit's cards)
-# to bit fields that add up over the four suits without carries, because a hand holds at most 6 cards:
-# bits 3r..3r+2 copies of rank r+1 (<= 6), 18..22 the suit's highest rank (sum <= 24),
-# 23+3s.. cards of suit s (<= 6), 35+6s.. rank sum of suit s (<= 30).
-_COUNTS_BITS, _TOP_AT, _SUIT_COUNT_AT, _RANK_SUM_AT = 18, 18, 23, 35
-
-
-def _suit_feature_table() -> np.ndarray:
-    """Return int64[4, 4096]: the packed scoring features of each suit's possible cards (see above)."""
-    x = np.arange(1 << CARDS_PER_SUIT)
-    bits = (x[:, None] >> np.arange(CARDS_PER_SUIT)) & 1
-    ranks = np.array(RANK[:CARDS_PER_SUIT])
-    per_rank = bits[:, 0::2] + bits[:, 1::2]  # [4096, 6] copies of each rank
-    common = per_rank @ (1 << (3 * np.arange(6))) + ((bits * ranks).max(axis=1) << _TOP_AT)
-    return np.stack([common + (bits.sum(axis=1) << (_SUIT_COUNT_AT + 3 * s)) + ((bits @ ranks) << (_RANK_SUM_AT + 6 * s)) for s in range(NUM_SUITS)])
-
-
-def _match_run_table() -> np.ndarray:
-    """Return int64[2**18]: Match points + 64 * Run points for each packed per-rank count (3 bits per rank)."""
-    counts = (np.arange(1 << _COUNTS_BITS)[:, None] >> (3 * np.arange(6))) & 7
-    present = counts > 0
-    longest = np.zeros(len(counts), dtype=np.int64)
-    run = np.zeros(len(counts), dtype=np.int64)
-    for r in range(6):
-        run = np.where(present[:, r], run + 1, 0)
-        longest = np.maximum(longest, run)
-    return np.array(MATCH_POINTS)[counts.max(axis=1)] + 64 * np.array(RUN_POINTS)[longest]
-
-
-_SUIT_FEATURES = _suit_feature_table().ravel()
+_SUIT_FEATURES, _MATCH_RUN = packed_tables()
 _SUIT_OFFSET = np.arange(NUM_SUITS) << CARDS_PER_SUIT  # row s of the table in the raveled array
-_MATCH_RUN = _match_run_table()
-_ROUNDS = np.array([ROUNDS_BY_PLAYERS.get(n, 0) for n in range(MAX_PLAYERS + 1)], dtype=np.int64)
+_ROUNDS = np.array([rules.ROUNDS_BY_PLAYERS.get(n, 0) for n in range(rules.MAX_PLAYERS + 1)], dtype=np.int64)
 
 
 def _bits(cards: Sequence[int]) -> np.uint64:
@@ -224,37 +161,6 @@ def per_game_decks(generators: Sequence[np.random.Generator]) -> DeckSource:
         return np.array([generators[i].permutation(NUM_CARDS) for i in indices], dtype=np.int64).reshape(len(indices), NUM_CARDS)
 
     return draw
-
-
-BACKENDS = ("auto", "numpy", "numba")
-
-
-def _backend(name: str) -> str:
-    """Return the backend to use: ``"numba"`` or ``"numpy"``."""
-    if name not in BACKENDS:
-        raise ValueError(f"backend must be one of {BACKENDS}, got {name!r}")
-    if name == "numpy":
-        return name
-    try:
-        import grinch_env.grinch._vector_numba  # noqa: F401 - compiles the kernel (or loads it from numba's cache)
-    except ImportError as exc:
-        if name == "numba":
-            raise ValueError(f"backend 'numba' needs the numba package (pip install numba): {exc}") from None
-        return "numpy"
-    return "numba"
-
-
-def _sizes(num_envs: int, num_players: int | Sequence[int]) -> np.ndarray:
-    """Return every game's number of players, int64[num_envs]."""
-    if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-        raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
-    if isinstance(num_players, (int, np.integer)) and not isinstance(num_players, bool):
-        return np.full(num_envs, check_num_players(num_players), dtype=np.int64)
-    if isinstance(num_players, (str, bytes)) or not isinstance(num_players, (Sequence, np.ndarray)) or len(num_players) == 0:
-        raise ValueError(f"num_players must be an int in 2..6 or a non-empty sequence of them, got {num_players!r}")
-    sizes = [check_num_players(x) for x in num_players]
-    # A shorter sequence is repeated cyclically, so that [2, 3, 4, 5, 6] mixes sizes evenly over any batch.
-    return np.resize(np.array(sizes, dtype=np.int64), num_envs)
 
 
 class VectorGrinch:
@@ -287,13 +193,13 @@ class VectorGrinch:
         copy: bool = True,
         backend: str = "auto",
     ) -> None:
-        self.num_players = _sizes(num_envs, num_players)
+        self.num_players = table_sizes(num_envs, num_players, rules.MIN_PLAYERS, rules.MAX_PLAYERS)
         self.num_envs = envs = int(num_envs)
-        if reward_mode not in REWARD_MODES:
-            raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
+        if reward_mode not in rules.REWARD_MODES:
+            raise ValueError(f"reward_mode must be one of {rules.REWARD_MODES}, got {reward_mode!r}")
         self.reward_mode = reward_mode
         self.layout = resolve_layout(bonus_layout)
-        self.scales = scales = Scales(self.layout)
+        self.scales = scales = enc.Scales(self.layout)
         self._custom_decks = deck_source
         self._decks = deck_source if deck_source is not None else batched_decks(np.random.default_rng(seed))
         self._started = False
@@ -310,14 +216,14 @@ class VectorGrinch:
         self._f_total = np.array([v / scales.total for v in range(6 * max_points + 1)], dtype=np.float32)
         self._f_row = np.array([v / MAX_ROW_VALUE for v in range(MAX_ROW_VALUE + 1)], dtype=np.float32)
         self._f_bonus = np.array([v / scales.bonus for v in range(max_points + 1)], dtype=np.float32)
-        self._f_hand = np.array([v / MAX_HAND for v in range(NUM_CARDS + 1)], dtype=np.float32)
+        self._f_hand = np.array([v / enc.MAX_HAND for v in range(NUM_CARDS + 1)], dtype=np.float32)
         self._f_pile = np.array([v / NUM_CARDS for v in range(NUM_CARDS + 1)], dtype=np.float32)
 
         n = self.num_players
         self._rounds = _ROUNDS[n]
         self._ar = np.arange(envs)
         self._valid = _SEATS < n[:, None]  # seat j (absolute or relative) is at the table
-        self._flat_base = self._ar[:, None] * MAX_PLAYERS  # row of (game, seat 0) in the [envs*6, ...] views
+        self._flat_base = self._ar[:, None] * rules.MAX_PLAYERS  # row of (game, seat 0) in the [envs*6, ...] views
         # Game state.
         self._round = np.zeros(envs, dtype=np.int64)
         self._turn = np.zeros(envs, dtype=np.int64)  # 1..3, 0 while scoring
@@ -328,23 +234,23 @@ class VectorGrinch:
         self._draws = np.zeros(envs, dtype=np.int64)
         # Per seat, the card sets the observation shows, as 48-bit masks in the observation's order (pile
         # contents, pile top, card under the top, known in hand), then the hand: one gather serves them all.
-        self._maps = np.zeros((envs, MAX_PLAYERS, 5), dtype=np.uint64)
+        self._maps = np.zeros((envs, rules.MAX_PLAYERS, 5), dtype=np.uint64)
         self._pile, self._top, self._second, self._known, self._hand = (self._maps[:, :, k] for k in range(5))
-        self._stack = np.zeros((envs, MAX_PLAYERS, TURNS_PER_ROUND), dtype=np.int64)  # each pile bottom to top
-        self._plen = np.zeros((envs, MAX_PLAYERS), dtype=np.int64)
+        self._stack = np.zeros((envs, rules.MAX_PLAYERS, rules.TURNS_PER_ROUND), dtype=np.int64)  # each pile bottom to top
+        self._plen = np.zeros((envs, rules.MAX_PLAYERS), dtype=np.int64)
         self._deck = np.zeros((envs, NUM_CARDS), dtype=np.int64)  # draw pile, top card at _ptr - 1
         self._ptr = np.zeros(envs, dtype=np.int64)
-        self._totals = np.zeros((envs, MAX_PLAYERS), dtype=np.int64)
+        self._totals = np.zeros((envs, rules.MAX_PLAYERS), dtype=np.int64)
         # Per seat, the score pad as the observation shows it: row used (7), points / points_scale (7), total / total_scale.
-        self._pad = np.zeros((envs, MAX_PLAYERS, 2 * NUM_ROWS + 1), dtype=np.float32)
-        self.last_totals = np.zeros((envs, MAX_PLAYERS), dtype=np.int64)
-        self._mask = np.zeros((envs, NUM_ACTIONS), dtype=np.int8)
+        self._pad = np.zeros((envs, rules.MAX_PLAYERS, 2 * NUM_ROWS + 1), dtype=np.float32)
+        self.last_totals = np.zeros((envs, rules.MAX_PLAYERS), dtype=np.int64)
+        self._mask = np.zeros((envs, rules.NUM_ACTIONS), dtype=np.int8)
         self.copy = bool(copy)
-        self.backend = _backend(backend)
+        self.backend = pick_backend(backend, "grinch_env.grinch._vector_numba")
         self._bonus_card_i64 = self._bonus_card.astype(np.int64)
         self._status = np.zeros(envs, dtype=np.int64)  # the numba step's per-game deal status
         self._obs_pool: list[np.ndarray] = []  # large observation buffers returned with copy=True, reused once dropped
-        self._recycle = self.backend == "numba" and self.copy and envs * OBS_SIZE * 4 >= _RECYCLE_BYTES
+        self._recycle = self.backend == "numba" and self.copy and envs * enc.OBS_SIZE * 4 >= _RECYCLE_BYTES
         if self.backend == "numba":
             from grinch_env.grinch import _vector_numba as kernels
 
@@ -365,7 +271,7 @@ class VectorGrinch:
                 self._bonus_count, self._bonus_points,
             )
         if not self.copy:
-            self._obs = np.zeros((envs, OBS_SIZE), dtype=np.float32)
+            self._obs = np.zeros((envs, enc.OBS_SIZE), dtype=np.float32)
             self._seat = np.zeros(envs, dtype=np.int64)
 
     # ---------------------------------------------------------------- public
@@ -379,7 +285,7 @@ class VectorGrinch:
         return self._observe()
 
     def load_games(self, games: Sequence, indices: Sequence[int] | np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Return ``(obs, mask, seat)`` of every slot after copying scalar :class:`~grinch_env.game.Game` states into slots ``indices``.
+        """Return ``(obs, mask, seat)`` of every slot after copying scalar :class:`~grinch_env.grinch.game.Game` states into slots ``indices``.
 
         ``games[k]`` goes to slot ``indices[k]`` (default: slots ``0..len(games)-1``);
         the other slots keep their games (or, before the first reset, start
@@ -413,11 +319,11 @@ class VectorGrinch:
                 raise ValueError(f"game {k} uses another bonus layout than this engine")
             if g.phase not in phases:
                 raise ValueError(f"game {k} is in phase {g.phase!r}: only unfinished games (discard, draw, score) can be loaded")
-            if g.first_grinch != 0 or g.num_rounds != ROUNDS_BY_PLAYERS[n]:
+            if g.first_grinch != 0 or g.num_rounds != rules.ROUNDS_BY_PLAYERS[n]:
                 raise ValueError(f"game {k} has first_grinch={g.first_grinch} and num_rounds={g.num_rounds}; the batched engine plays "
-                                 f"first_grinch=0 and the rules' {ROUNDS_BY_PLAYERS[n]} rounds for {n} players")
-            if any(len(p) > TURNS_PER_ROUND for p in g.piles):
-                raise ValueError(f"game {k} has a discard pile of more than {TURNS_PER_ROUND} cards (a refilled variant game)")
+                                 f"first_grinch=0 and the rules' {rules.ROUNDS_BY_PLAYERS[n]} rounds for {n} players")
+            if any(len(p) > rules.TURNS_PER_ROUND for p in g.piles):
+                raise ValueError(f"game {k} has a discard pile of more than {rules.TURNS_PER_ROUND} cards (a refilled variant game)")
             self._round[i] = g.round
             self._turn[i] = 0 if g.turn is None else g.turn
             self._phase[i] = phases[g.phase]
@@ -493,7 +399,7 @@ class VectorGrinch:
         discard = np.flatnonzero(phase == _DISCARD)
         draw = np.flatnonzero(phase == _DRAW)
         score = np.flatnonzero(phase == _SCORE)
-        rewards = np.zeros((self.num_envs, MAX_PLAYERS), dtype=np.float32)
+        rewards = np.zeros((self.num_envs, rules.MAX_PLAYERS), dtype=np.float32)
         dones = np.zeros(self.num_envs, dtype=bool)
         if len(discard):
             self._discard(discard, a[discard])
@@ -512,8 +418,8 @@ class VectorGrinch:
     def _step_numba(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """``step`` through the compiled kernels of :mod:`grinch_env.grinch._vector_numba` (same results as the numpy transitions)."""
         k = self._kernels
-        a = self._actions_array(actions)
-        rewards = np.zeros((self.num_envs, MAX_PLAYERS), dtype=np.float32)
+        a = actions_array(actions, self.num_envs)
+        rewards = np.zeros((self.num_envs, rules.MAX_PLAYERS), dtype=np.float32)
         dones = np.zeros(self.num_envs, dtype=bool)
         status = self._status
         bad = k.step_into(a, *self._step_args, rewards, dones, self.last_totals, status)
@@ -540,9 +446,9 @@ class VectorGrinch:
         n = self.num_players[idx]
         deck = self._deal_decks(idx)
         self._deck[idx] = deck
-        dealt = _BIT[deck[:, ::-1][:, : DEAL_SIZE * MAX_PLAYERS]].reshape(len(idx), MAX_PLAYERS, DEAL_SIZE)
+        dealt = _BIT[deck[:, ::-1][:, : rules.DEAL_SIZE * rules.MAX_PLAYERS]].reshape(len(idx), rules.MAX_PLAYERS, rules.DEAL_SIZE)
         self._hand[idx] = np.bitwise_or.reduce(dealt, axis=2) * self._valid[idx]
-        self._ptr[idx] = NUM_CARDS - DEAL_SIZE * n
+        self._ptr[idx] = NUM_CARDS - rules.DEAL_SIZE * n
         self._grinch[idx] = self._round[idx] % n
         self._maps[idx, :, :4] = 0  # piles and known cards
         self._plen[idx] = 0
@@ -570,9 +476,9 @@ class VectorGrinch:
         who = idx[~is_grinch]
         if len(who):
             ptr = self._ptr[who]
-            cards = self._deck[who[:, None], ptr[:, None] - 1 - np.arange(WHO_DRAWS)]
+            cards = self._deck[who[:, None], ptr[:, None] - 1 - np.arange(rules.WHO_DRAWS)]
             self._hand[who, self._cur[who]] |= np.bitwise_or.reduce(_BIT[cards], axis=1)
-            self._ptr[who] = ptr - WHO_DRAWS
+            self._ptr[who] = ptr - rules.WHO_DRAWS
 
     def _discard(self, idx: np.ndarray, card: np.ndarray) -> None:
         p = self._cur[idx]
@@ -592,7 +498,7 @@ class VectorGrinch:
             self._begin_player(idx[more], nxt[more])
         last = idx[~more]
         if len(last):
-            new_turn = self._turn[last] < TURNS_PER_ROUND
+            new_turn = self._turn[last] < rules.TURNS_PER_ROUND
             turn = last[new_turn]
             if len(turn):
                 self._turn[turn] += 1
@@ -606,7 +512,7 @@ class VectorGrinch:
 
     def _draw(self, idx: np.ndarray, action: np.ndarray) -> None:
         p = self._cur[idx]
-        from_pile = action == DRAW_PILE_ACTION
+        from_pile = action == rules.DRAW_PILE_ACTION
         card = np.empty(len(idx), dtype=np.int64)
         top = self._ptr[idx[from_pile]] - 1
         card[from_pile] = self._deck[idx[from_pile], top]
@@ -614,7 +520,7 @@ class VectorGrinch:
         taken = ~from_pile
         if taken.any():
             g = idx[taken]
-            src = (p[taken] + action[taken] - DRAW_DISCARD_BASE) % self.num_players[g]
+            src = (p[taken] + action[taken] - rules.DRAW_DISCARD_BASE) % self.num_players[g]
             length = self._plen[g, src] - 1
             c = self._stack[g, src, length]
             self._plen[g, src] = length
@@ -626,12 +532,12 @@ class VectorGrinch:
         self._hand[idx, p] |= _BIT[card]
         draws = self._draws[idx] + 1
         self._draws[idx] = draws
-        self._phase[idx[draws == GRINCH_DRAWS]] = _DISCARD
+        self._phase[idx[draws == rules.GRINCH_DRAWS]] = _DISCARD
 
     def _score(self, idx: np.ndarray, action: np.ndarray) -> np.ndarray:
         """Score the actors' hands in games ``idx``; return the games that ended."""
         p = self._cur[idx]
-        row = action - SCORE_BASE
+        row = action - rules.SCORE_BASE
         values, bonus = self._hand_values(self._hand[idx, p])
         points = values[np.arange(len(idx)), row] + bonus
         self._totals[idx, p] += points
@@ -664,7 +570,7 @@ class VectorGrinch:
         else:
             t = np.where(valid, totals, 0)
             others = t.sum(axis=1, keepdims=True) - t
-            out = (t - others / (n[:, None] - 1)) / MARGIN_SCALE
+            out = (t - others / (n[:, None] - 1)) / rules.MARGIN_SCALE
         return np.where(valid, out, 0.0).astype(np.float32)
 
     def _hand_values(self, hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -672,12 +578,12 @@ class VectorGrinch:
         chunks = ((hands[:, None] >> _SUIT_SHIFT) & _CHUNK).astype(np.int64)  # [k, 4]: one suit each
         f = _SUIT_FEATURES[chunks + _SUIT_OFFSET].sum(axis=1)
         values = np.empty((len(hands), NUM_ROWS), dtype=np.int64)
-        values[:, :NUM_SUITS] = (f[:, None] >> (_RANK_SUM_AT + 6 * np.arange(NUM_SUITS))) & 63
-        values[:, 4] = (f >> _TOP_AT) & 31
-        match_run = _MATCH_RUN[f & ((1 << _COUNTS_BITS) - 1)]
+        values[:, :NUM_SUITS] = (f[:, None] >> (RANK_SUM_AT + 6 * np.arange(NUM_SUITS))) & 63
+        values[:, 4] = (f >> TOP_AT) & 31
+        match_run = _MATCH_RUN[f & ((1 << COUNTS_BITS) - 1)]
         values[:, 5] = match_run & 63
         values[:, 6] = match_run >> 6
-        suit_count = (f[:, None] >> (_SUIT_COUNT_AT + 3 * self._bonus_suit)) & 7
+        suit_count = (f[:, None] >> (SUIT_COUNT_AT + 3 * self._bonus_suit)) & 7
         held = ((hands[:, None] >> self._bonus_card) & np.uint64(1)).astype(bool)
         bonus = (held & (suit_count >= self._bonus_count)) @ self._bonus_points
         return values, bonus
@@ -694,11 +600,11 @@ class VectorGrinch:
             elif self._recycle:
                 obs, clear = self._fresh_obs(), True
             else:
-                obs, clear = np.zeros((self.num_envs, OBS_SIZE), dtype=np.float32), False
+                obs, clear = np.zeros((self.num_envs, enc.OBS_SIZE), dtype=np.float32), False
             self._kernels.encode_into(*self._encode_args, obs, self._mask, clear)
         elif self.copy:
             # np.zeros (calloc) measured faster here than np.empty plus filling the 137 non-bitmap entries.
-            obs = np.zeros((self.num_envs, OBS_SIZE), dtype=np.float32)
+            obs = np.zeros((self.num_envs, enc.OBS_SIZE), dtype=np.float32)
         else:
             obs = self._obs
             obs[:, _TAIL:] = 0.0
@@ -713,22 +619,8 @@ class VectorGrinch:
         return obs, self._mask, self._seat
 
     def _fresh_obs(self) -> np.ndarray:
-        """Return an observation buffer no one else holds: a recycled one whose only reference is ours, else a new one.
-
-        A returned ``obs`` that the caller has dropped (and of which no view, tensor or buffer export survives,
-        as ``sys.getrefcount`` shows) is indistinguishable from a new array, so it is reused; this saves the
-        allocator's fresh pages (44 MB at 8192 games, page faults and zeroing by the kernel at every step).
-        Arrays the caller keeps are never touched again.
-        """
-        pool = self._obs_pool
-        for k in range(len(pool)):
-            if sys.getrefcount(pool[k]) == 2:  # the pool's reference and getrefcount's argument
-                return pool[k]
-        obs = np.empty((self.num_envs, OBS_SIZE), dtype=np.float32)
-        if len(pool) >= _POOL:
-            pool.pop(0)  # the caller keeps those (a rollout buffer): stop watching the oldest
-        pool.append(obs)
-        return obs
+        """Return an observation buffer no one else holds (:func:`grinch_env.vector_base.fresh_buffer`)."""
+        return fresh_buffer(self._obs_pool, (self.num_envs, enc.OBS_SIZE))
 
     def _encode(self, games: slice, obs: np.ndarray, mask: np.ndarray) -> None:
         """Write the observations and masks of ``games`` (a block of the batch) into ``obs`` and ``mask``."""
@@ -747,7 +639,7 @@ class VectorGrinch:
 
         bitmaps = np.empty((envs, _BLOCKS), dtype=np.uint64)
         bitmaps[:, 0] = own_hand
-        bitmaps[:, 1:] = maps[:, :, :4].reshape(envs, 4 * MAX_PLAYERS)
+        bitmaps[:, 1:] = maps[:, :, :4].reshape(envs, 4 * rules.MAX_PLAYERS)
         # Little-endian bytes of each 48-card bitmap, unpacked bit 0 first: card c is bit c.
         byte = bitmaps.view(np.uint8).reshape(envs, _BLOCKS, 8)[:, :, :_BYTES]
         obs[:, :_TAIL] = np.unpackbits(byte, axis=-1, bitorder="little").reshape(envs, _TAIL)
@@ -756,49 +648,40 @@ class VectorGrinch:
         turn = self._turn[games]
         rounds = self._rounds[games]
         rnd = np.minimum(self._round[games], rounds - 1)
-        obs[:, AT_TABLE:AT_TABLE + MAX_PLAYERS] = valid
-        obs[ar, GRINCH_SEAT + (self._grinch[games] - cur) % n] = 1.0
-        obs[:, HAND_SIZE:HAND_SIZE + MAX_PLAYERS] = self._f_hand[np.bitwise_count(maps[:, :, 4])]
-        obs[ar, ROUND + rnd] = 1.0
-        obs[ar, ROUNDS_LEFT + rounds - 1 - rnd] = 1.0
+        obs[:, enc.AT_TABLE:enc.AT_TABLE + rules.MAX_PLAYERS] = valid
+        obs[ar, enc.GRINCH_SEAT + (self._grinch[games] - cur) % n] = 1.0
+        obs[:, enc.HAND_SIZE:enc.HAND_SIZE + rules.MAX_PLAYERS] = self._f_hand[np.bitwise_count(maps[:, :, 4])]
+        obs[ar, enc.ROUND + rnd] = 1.0
+        obs[ar, enc.ROUNDS_LEFT + rounds - 1 - rnd] = 1.0
         in_turn = np.flatnonzero(turn > 0)
-        obs[in_turn, TURN + turn[in_turn] - 1] = 1.0
-        obs[ar, PHASE + phase] = 1.0
-        obs[:, FIRST_DRAW_MADE] = (phase == _DRAW) & (self._draws[games] > 0)
-        obs[:, DRAW_PILE_SIZE] = self._f_pile[self._ptr[games]]
-        obs[:, ROW_USED:ROW_USED + MAX_PLAYERS * NUM_ROWS] = pad[:, :, :NUM_ROWS].reshape(envs, -1)
-        obs[:, ROW_POINTS:ROW_POINTS + MAX_PLAYERS * NUM_ROWS] = pad[:, :, NUM_ROWS:2 * NUM_ROWS].reshape(envs, -1)
-        obs[:, TOTALS:TOTALS + MAX_PLAYERS] = pad[:, :, 2 * NUM_ROWS]
+        obs[in_turn, enc.TURN + turn[in_turn] - 1] = 1.0
+        obs[ar, enc.PHASE + phase] = 1.0
+        obs[:, enc.FIRST_DRAW_MADE] = (phase == _DRAW) & (self._draws[games] > 0)
+        obs[:, enc.DRAW_PILE_SIZE] = self._f_pile[self._ptr[games]]
+        obs[:, enc.ROW_USED:enc.ROW_USED + rules.MAX_PLAYERS * NUM_ROWS] = pad[:, :, :NUM_ROWS].reshape(envs, -1)
+        obs[:, enc.ROW_POINTS:enc.ROW_POINTS + rules.MAX_PLAYERS * NUM_ROWS] = pad[:, :, NUM_ROWS:2 * NUM_ROWS].reshape(envs, -1)
+        obs[:, enc.TOTALS:enc.TOTALS + rules.MAX_PLAYERS] = pad[:, :, 2 * NUM_ROWS]
         values, bonus = self._hand_values(own_hand)
-        obs[:, OWN_ROW_VALUES:OWN_ROW_VALUES + NUM_ROWS] = self._f_row[values]
-        obs[:, OWN_BONUS] = self._f_bonus[bonus]
-        obs[:, TO_ACT] = 1.0  # every observation is the actor's
+        obs[:, enc.OWN_ROW_VALUES:enc.OWN_ROW_VALUES + NUM_ROWS] = self._f_row[values]
+        obs[:, enc.OWN_BONUS] = self._f_bonus[bonus]
+        obs[:, enc.TO_ACT] = 1.0  # every observation is the actor's
 
         mask[:] = 0
         mask[:, :NUM_CARDS] = obs[:, :NUM_CARDS] * (phase == _DISCARD)[:, None]
         draw = phase == _DRAW
-        mask[:, DRAW_PILE_ACTION] = draw  # the draw pile never runs out (module docstring)
-        mask[:, DRAW_DISCARD_BASE:DRAW_DISCARD_BASE + MAX_PLAYERS] = (maps[:, :, 0] != 0) & draw[:, None]
-        mask[:, SCORE_BASE:] = (pad[:, 0, :NUM_ROWS] == 0) & (phase == _SCORE)[:, None]
+        mask[:, rules.DRAW_PILE_ACTION] = draw  # the draw pile never runs out (module docstring)
+        mask[:, rules.DRAW_DISCARD_BASE:rules.DRAW_DISCARD_BASE + rules.MAX_PLAYERS] = (maps[:, :, 0] != 0) & draw[:, None]
+        mask[:, rules.SCORE_BASE:] = (pad[:, 0, :NUM_ROWS] == 0) & (phase == _SCORE)[:, None]
 
     def _check_actions(self, actions: np.ndarray) -> np.ndarray:
         """Return ``actions`` as int64[envs] if each is legal in its game, else raise ``ValueError`` naming the first bad one."""
-        a = self._actions_array(actions)
-        bad = (a < 0) | (a >= NUM_ACTIONS)
+        a = actions_array(actions, self.num_envs)
+        bad = (a < 0) | (a >= rules.NUM_ACTIONS)
         if not bad.any():
             bad = self._mask[self._ar, a] == 0
         if bad.any():
             self._raise_illegal(int(np.flatnonzero(bad)[0]), a)
         return a
-
-    def _actions_array(self, actions: np.ndarray) -> np.ndarray:
-        """Return ``actions`` as int64[envs], or raise ``ValueError`` if it has the wrong shape or dtype."""
-        if type(actions) is np.ndarray and actions.dtype == np.int64 and actions.shape == (self.num_envs,) and actions.flags.c_contiguous:
-            return actions  # the common case (an argmax), without conversions
-        a = np.asarray(actions)
-        if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
-            raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), got dtype {a.dtype} and shape {a.shape}")
-        return np.ascontiguousarray(a, dtype=np.int64)
 
     def _raise_illegal(self, i: int, a: np.ndarray) -> None:
         """Raise the ``ValueError`` naming game i's illegal action ``a[i]`` and its legal actions."""
@@ -806,13 +689,8 @@ class VectorGrinch:
 
 
 def illegal_action_error(game: int, action: int, seat: int, mask: np.ndarray) -> ValueError:
-    """Return the error a batched engine raises for an illegal ``action`` in ``game``: it names the action and the legal ones."""
-    legal = np.flatnonzero(mask).tolist()
-    what = action_name(action) if 0 <= action < NUM_ACTIONS else f"outside 0..{NUM_ACTIONS - 1}"
-    return ValueError(
-        f"illegal action {action} ({what}) for game {game} (seat {seat} to act); "
-        f"legal actions: {legal} ({', '.join(action_name(x) for x in legal)})"
-    )
+    """Return the error the batched engine raises for an illegal ``action`` in ``game``: it names the action and the legal ones."""
+    return _illegal(game, action, seat, mask, action_name)
 
 
 __all__ = ["VectorGrinch", "DeckSource", "batched_decks", "illegal_action_error", "per_game_decks"]

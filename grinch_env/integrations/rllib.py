@@ -24,7 +24,7 @@
   game either ``main`` plays every seat, or one seat and the others are one
   opponent (``opponent_probs``).
 * :class:`RLlibAgent`: an RLlib checkpoint's ``main`` module as one of our
-  agents (``act``/``act_batch``), so ``training.evaluate`` and the tournaments
+  agents (``act``/``act_batch``), so ``grinch_env.evaluation`` and the tournaments
   play it (``make_agent("<checkpoint dir>")``).
 """
 
@@ -297,6 +297,7 @@ def is_rllib_checkpoint(path: str | Path) -> bool:
 class RLlibAgent:
     """An RLlib checkpoint's ``main`` module playing as one of our agents: argmax of its masked logits, or sampling them."""
 
+    # Seeded like training.checkpoint.PolicyAgent (a torch.Generator reset by seed); grinch_env may not import training.
     def __init__(self, path: str | Path, name: str | None = None, deterministic: bool = True, seed: int | None = None) -> None:
         self.module = RLModule.from_checkpoint(module_checkpoint_dir(path))
         self.module.eval()

@@ -21,15 +21,9 @@ __all__ = ["DEFAULT_GAME", "GAMES", "GameSpec", "build_agent", "card_name", "dra
 
 def play_module(spec: GameSpec) -> ModuleType:
     """Return the game's play CLI module (its ``move_label`` and ``describe_action`` label the moves)."""
-    try:
-        return importlib.import_module(f"{spec.package}.play")
-    except ModuleNotFoundError:  # before the restructure Grinch's CLI is grinch_env.play
-        return importlib.import_module("grinch_env.play")
+    return importlib.import_module(f"{spec.package}.play")
 
 
 def draw_table(spec: GameSpec) -> Any:
-    """Return the game's ``draw_table(game, seat=None, last_action=None) -> HxWx3 uint8`` or ``None`` if it has none."""
-    try:
-        return importlib.import_module(f"{spec.package}.render").draw_table
-    except (ImportError, AttributeError):
-        return None
+    """Return the game's ``draw_table(game, seat=None, last_action=None) -> HxWx3 uint8`` ."""
+    return importlib.import_module(f"{spec.package}.render").draw_table

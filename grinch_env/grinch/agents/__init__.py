@@ -22,7 +22,7 @@ Built-in agents take the game's ``bonus_layout`` as a keyword.
 
 from __future__ import annotations
 
-from grinch_env.grinch.agents.base import Agent, BaseAgent, View, decode, legal_actions
+from grinch_env.grinch.agents.base import BaseAgent, View, decode, legal_actions
 from grinch_env.grinch.agents.expectimax import ExpectimaxAgent
 from grinch_env.grinch.agents.oracle import OracleAgent
 from grinch_env.grinch.agents.search import SearchAgent
@@ -31,4 +31,4 @@ from grinch_env.grinch.agents.simple import GreedyAgent, RandomAgent
 AGENT_CLASSES: dict[str, type] = {"random": RandomAgent, "greedy": GreedyAgent, "expectimax": ExpectimaxAgent, "search": SearchAgent,
                                    "oracle": OracleAgent}
 
-__all__ = ["AGENT_CLASSES", "Agent", "BaseAgent", "ExpectimaxAgent", "GreedyAgent", "OracleAgent", "RandomAgent", "SearchAgent", "View", "decode", "legal_actions"]
+__all__ = ["AGENT_CLASSES", "BaseAgent", "ExpectimaxAgent", "GreedyAgent", "OracleAgent", "RandomAgent", "SearchAgent", "View", "decode", "legal_actions"]

@@ -10,7 +10,6 @@ action_mask) -> int`` (optionally ``act_batch``).  Agents see only the
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -19,17 +18,6 @@ from grinch_env.grinch import encoding as enc
 from grinch_env.grinch.cards import NUM_CARDS
 from grinch_env.grinch.game import MAX_PLAYERS, MAX_ROUNDS, NUM_ACTIONS, PHASE_DISCARD, PHASE_DONE, PHASE_DRAW, PHASE_SCORE
 from grinch_env.grinch.scoring import NUM_ROWS, resolve_layout
-
-
-@runtime_checkable
-class Agent(Protocol):
-    """What every agent provides (a structural type: no subclassing needed)."""
-
-    name: str
-
-    def reset(self, seed: int | None = None) -> None: ...
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int: ...
 
 
 class BaseAgent(SeededAgent):

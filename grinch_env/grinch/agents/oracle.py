@@ -1,7 +1,7 @@
 """``oracle``: expectimax that is shown the true game, a bound on what knowing the hidden cards is worth.
 
 It cannot play from an observation alone: whoever runs the game calls
-``see(game)`` with the true :class:`~grinch_env.game.Game` before each
+``see(game)`` with the true :class:`~grinch_env.grinch.game.Game` before each
 ``act`` (``training.match`` does).  Instead of sampling the cards it cannot
 locate, it plays expectimax against the true deck order: each of its
 ``samples`` futures is the exact run of cards the draw pile will deal it to

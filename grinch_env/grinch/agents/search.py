@@ -2,14 +2,14 @@
 
 At each decision with two or more legal moves the agent
 
-1. rebuilds, from its observation alone, a :class:`~grinch_env.game.Game` of
+1. rebuilds, from its observation alone, a :class:`~grinch_env.grinch.game.Game` of
    what it knows (:func:`game_from_view`; it sits at the seat that makes seat 0
    the first Grinch, which the batched engine requires, and the game is
    rotation-invariant from its point of view);
 2. deals the cards it cannot locate again ``playouts`` times
    (:func:`determinise`, the same exchangeable resampling as
    :meth:`Game.resample_from_infostate`);
-3. loads those determinisations into a :class:`~grinch_env.vector.VectorGrinch`
+3. loads those determinisations into a :class:`~grinch_env.grinch.vector.VectorGrinch`
    once per candidate move, so that every candidate meets the *same* hidden
    cards and the same future draws (common random numbers), takes each
    candidate in its copies and plays every copy to the end of the round with
@@ -34,6 +34,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from grinch_env.agent_base import load_checkpoint_agent
 from grinch_env.grinch import encoding as enc
 from grinch_env.grinch.agents.base import BaseAgent, View, decode
 from grinch_env.grinch.agents.expectimax import RowValues, row_values
@@ -239,9 +240,7 @@ class RowPolicy:
 # ------------------------------------------------------------------- search
 def _network_policy(path: str) -> RolloutPolicy:
     """Return the greedy batched policy of a checkpoint (its most probable legal action), loaded through the checkpoint loaders."""
-    from grinch_env.agents import make_agent
-
-    return make_agent(path, game="grinch").act_batch
+    return load_checkpoint_agent(path, game="grinch").act_batch
 
 
 class SearchAgent(BaseAgent):

@@ -2,10 +2,11 @@
 
 Usage::
 
-    python -m grinch_env.play --players 4 --opponents expectimax,greedy,checkpoints/run1 [--seed S] [--seat K]
+    python -m grinch_env.grinch.play --players 4 --opponents expectimax,greedy,checkpoints/run1 [--seed S] [--seat K]
 
-``--game gnoming`` plays *Gnoming A Round* instead
-(:mod:`grinch_env.gnoming.play`, which takes the same options).
+(``grinch-play`` is the same command; ``grinch-play --game gnoming`` plays
+*Gnoming A Round*, :mod:`grinch_env.gnoming.play`, with the same options.
+The prompt loop, seating and result are :mod:`grinch_env.play_base`'s.)
 
 The opponents fill the other seats in order from your left (a shorter list is
 repeated).  At the prompt type a move's number from the list, or its name:
@@ -17,21 +18,15 @@ leaves.  Opponents see only their own observation, like every agent.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-import numpy as np
-
-from grinch_env.agents import make_agent, split_specs
 from grinch_env.grinch.cards import RANK, SUIT, card_name, parse_card
 from grinch_env.grinch.encoding import action_mask, encode
 from grinch_env.grinch.game import (
     DRAW_DISCARD_BASE,
     DRAW_PILE_ACTION,
-    MAX_PLAYERS,
-    MIN_PLAYERS,
     PHASE_DISCARD,
     PHASE_DRAW,
     SCORE_BASE,
@@ -39,10 +34,10 @@ from grinch_env.grinch.game import (
     check_num_players,
 )
 from grinch_env.grinch.scoring import NUM_ROWS, ROW_NAMES, bonus_points, row_scores
+from grinch_env.play_base import QuitError, print_result, run_cli, seat_opponents, split_move
+from grinch_env.play_base import prompt_move as _prompt
 
-
-class QuitError(Exception):
-    """The player asked to leave (``quit`` or end of input)."""
+MOVE_WIDTH = 52  # the move descriptions' column
 
 
 def move_label(game: Game, action: int) -> tuple[str, str]:
@@ -65,12 +60,9 @@ def move_label(game: Game, action: int) -> tuple[str, str]:
 
 def parse_move(text: str, game: Game, legal: Sequence[int]) -> int | None:
     """Return the legal action that ``text`` names (a number from the list or a move's name), or ``None``."""
-    words = text.strip().lower().split()
-    if not words:
-        return None
-    if len(words) == 1 and words[0].isdigit():
-        i = int(words[0])
-        return legal[i - 1] if 1 <= i <= len(legal) else None
+    numbered, words = split_move(text, legal)
+    if numbered is not None or not words:
+        return numbered
     head, rest = words[0], words[1:]
     if head in ("d", "discard") and len(rest) == 1 or len(words) == 1 and head[0] in "wnop" and head[1:2].isdigit():
         return _discard(rest[0] if rest else head, game, legal)
@@ -133,50 +125,14 @@ def render_for(game: Game, seat: int, names: Sequence[str]) -> str:
 
 def prompt_move(game: Game, seat: int, names: Sequence[str], stdin: TextIO, stdout: TextIO) -> int:
     """Return the human's chosen legal action; re-asks on bad input, raises :class:`QuitError` on EOF or ``quit``."""
-    legal = game.legal_actions()
-    print(render_for(game, seat, names), file=stdout)
     phase = {PHASE_DISCARD: "discard a card", PHASE_DRAW: f"draw ({game.draws_made + 1} of 2)"}.get(game.phase, "score a row")
-    _print_moves(game, legal, stdout, f"Your move: {phase}")
-    while True:
-        print("> ", end="", file=stdout, flush=True)
-        line = stdin.readline()
-        if not line:
-            raise QuitError
-        text = line.strip()
-        if text.lower() in ("q", "quit", "exit"):
-            raise QuitError
-        if text.lower() in ("h", "help", "?", ""):
-            _print_moves(game, legal, stdout, "Legal moves")
-            continue
-        action = parse_move(text, game, legal)
-        if action is not None:
-            return action
-        _print_moves(game, legal, stdout, f"{text!r} is not a legal move now. Legal moves")
-
-
-def _print_moves(game: Game, legal: Sequence[int], stdout: TextIO, title: str) -> None:
-    print(f"{title}:", file=stdout)
-    for i, a in enumerate(legal, 1):
-        desc, typed = move_label(game, a)
-        print(f"  {i:>2}) {desc:<52} [{typed}]", file=stdout)
+    return _prompt(game, render_for(game, seat, names), f"Your move: {phase}", move_label, parse_move, stdin, stdout, MOVE_WIDTH)
 
 
 def play(num_players: int, opponents: Sequence[str], seed: int | None, seat: int, stdin: TextIO, stdout: TextIO) -> Game:
     """Play one game with the human at ``seat``; return the game (finished unless the player quit)."""
     n = check_num_players(num_players)
-    if not 0 <= seat < n:
-        raise ValueError(f"--seat must be in 0..{n - 1} for {n} players, got {seat}")
-    if not opponents:
-        raise ValueError("give at least one opponent, e.g. --opponents expectimax,greedy")
-    if len(opponents) > n - 1:
-        raise ValueError(f"{len(opponents)} opponents given but a {n}-player table has {n - 1} other seats")
-    seeds = np.random.SeedSequence(seed).generate_state(n)
-    agents: dict[int, object] = {}
-    names = ["you"] * n
-    for i in range(1, n):
-        p = (seat + i) % n
-        agents[p] = make_agent(opponents[(i - 1) % len(opponents)], seed=int(seeds[p]), num_players=n)
-        names[p] = agents[p].name
+    agents, names = seat_opponents("grinch", n, opponents, seed, seat, example="expectimax,greedy")
     game = Game(n, rng=seed)
     print(f"Grinch Grow Your Heart: {n} players, you are seat {seat}; seat {game.grinch} is the first Grinch. Type 'help' for moves.", file=stdout)
     last_round = 0
@@ -203,36 +159,14 @@ def play(num_players: int, opponents: Sequence[str], seed: int | None, seat: int
     except QuitError:
         print("\nGame left. Bye!", file=stdout)
         return game
-    winners = game.winners()
-    print("Final totals: " + ", ".join(f"seat {q} ({names[q]}) {game.totals[q]}" for q in range(n)), file=stdout)
-    print("You win!" if seat in winners and len(winners) == 1 else
-          "You share the win!" if seat in winners else f"Winner: {', '.join(f'seat {w} ({names[w]})' for w in winners)}", file=stdout)
+    print_result(game, names, seat, stdout)
     return game
 
 
 def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
-    # --game picks the game; every other option belongs to that game's own parser.
-    chooser = argparse.ArgumentParser(add_help=False)
-    chooser.add_argument("--game", choices=("grinch", "gnoming"), default="grinch")
-    chosen, rest = chooser.parse_known_args(argv)
-    if chosen.game == "gnoming":
-        from grinch_env.gnoming.play import main as gnoming_main
-
-        return gnoming_main(rest, stdin, stdout)
-    argv = rest
-    parser = argparse.ArgumentParser(prog="python -m grinch_env.play", description="Play Grinch Grow Your Heart in the terminal.")
-    parser.add_argument("--game", choices=("grinch", "gnoming"), default="grinch", help="the game (default grinch; gnoming: Gnoming A Round)")
-    parser.add_argument("--players", type=int, default=4, help=f"table size {MIN_PLAYERS}..{MAX_PLAYERS} (default 4)")
-    parser.add_argument("--opponents", default="expectimax", help="comma-separated agent names or checkpoint paths, from your left")
-    parser.add_argument("--seed", type=int, default=None, help="deal and agent seed (default: random)")
-    parser.add_argument("--seat", type=int, default=0, help="your seat (default 0, the first Grinch)")
-    args = parser.parse_args(argv)
-    try:
-        play(args.players, split_specs(args.opponents), args.seed, args.seat,
-             stdin or sys.stdin, stdout or sys.stdout)
-    except ValueError as exc:
-        parser.error(str(exc))
-    return 0
+    """Run the terminal game; return the exit status (argument errors exit through ``argparse``)."""
+    return run_cli("grinch", play, argv, stdin, stdout, opponents="expectimax",
+                   opponents_help="comma-separated agent names or checkpoint paths, from your left", seat_help="your seat (default 0, the first Grinch)")
 
 
 if __name__ == "__main__":

@@ -16,18 +16,17 @@ second draw after it, and a 6-card hand by its best five cards.
 
 :func:`action_features` returns them as ``float32[B, 62, 8]`` (7 rows, then
 the bonus), divided by :data:`FEATURE_SCALE`, zero for illegal actions.
-:func:`applicable_rows` says which rows an action may still use (the unused
-ones; for a score action only its own row), and
-``bonus + max over applicable rows`` is the value the ``greedy`` baseline
-ranks actions by.  The network (:class:`training.model.PolicyValueNet`)
-adds learned, state-dependent row offsets before that max (row opportunity
-costs) and feeds the result to the matching logit.
+The network (:class:`training.model.PolicyValueNet`) values each action as
+``bonus + max over applicable rows`` (:func:`training.model.applicable_rows`:
+the unused rows; for a score action only its own row), the value the
+``greedy`` baseline ranks actions by, plus learned, state-dependent row
+offsets before that max (row opportunity costs), and feeds the result to the
+matching logit.  This module needs numpy only (no torch).
 """
 
 from __future__ import annotations
 
 import numpy as np
-import torch
 
 from grinch_env.grinch import encoding as enc
 from grinch_env.grinch.agents.handeval import HandEvaluator, five_card_subsets
@@ -37,13 +36,8 @@ from grinch_env.grinch.scoring import NUM_ROWS, resolve_layout
 
 FEATURE_SCALE = 3.0  # three points of hand value = one unit of logit at gain 1
 NUM_FEATURES = NUM_ROWS + 1  # 7 row values, then the bonus
+NOT_APPLICABLE = -1e4  # the value of a row an action may not use (below any real one)
 _EVALUATORS: dict[str, HandEvaluator] = {}
-# Score action 55 + k may only use row k; the other actions may use any unused row.
-_SCORE_ROW = torch.zeros(NUM_ACTIONS, NUM_ROWS, dtype=torch.bool)
-_SCORE_ROW[SCORE_BASE:, :] = torch.eye(NUM_ROWS, dtype=torch.bool)
-_IS_SCORE = torch.zeros(NUM_ACTIONS, dtype=torch.bool)
-_IS_SCORE[SCORE_BASE:] = True
-NOT_APPLICABLE = -1e4
 
 
 def _evaluator(bonus_layout: str) -> HandEvaluator:
@@ -237,27 +231,4 @@ def _first_draws(ev, hand, unseen, unused, tops, seconds) -> np.ndarray:
     return out
 
 
-def applicable_rows(observations: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
-    """Return ``bool[B, 62, 7]``: the rows each legal action may still use (unused rows; a score action only its own)."""
-    unused = observations[:, enc.ROW_USED: enc.ROW_USED + NUM_ROWS] < 0.5
-    rows = torch.where(_IS_SCORE[:, None], _SCORE_ROW, unused[:, None, :])
-    return rows & masks.bool()[..., None]
-
-
-def action_values(feats: torch.Tensor, applicable: torch.Tensor, offsets: torch.Tensor | None = None) -> torch.Tensor:
-    """Return ``[B, 62]``: bonus + max over applicable rows of (row value + offset); 0 where no row applies."""
-    rows = feats[..., :NUM_ROWS]
-    if offsets is not None:
-        rows = rows + offsets[:, None, :]
-    best = torch.where(applicable, rows, torch.full_like(rows, NOT_APPLICABLE)).max(-1).values
-    return torch.where(applicable.any(-1), best + feats[..., NUM_ROWS], torch.zeros_like(best))
-
-
-def greedy_values(observations: np.ndarray, masks: np.ndarray, bonus_layout: str = "standard") -> np.ndarray:
-    """Return ``float32[B, 62]``: each legal action's immediate value in its best usable row, bonus included / FEATURE_SCALE."""
-    feats = torch.from_numpy(action_features(observations, masks, bonus_layout))
-    obs = torch.as_tensor(np.asarray(observations, dtype=np.float32).reshape(-1, enc.OBS_SIZE))
-    return action_values(feats, applicable_rows(obs, torch.as_tensor(np.asarray(masks).reshape(-1, NUM_ACTIONS)))).numpy()
-
-
-__all__ = ["FEATURE_SCALE", "NUM_FEATURES", "action_features", "action_values", "applicable_rows", "greedy_values"]
+__all__ = ["FEATURE_SCALE", "NOT_APPLICABLE", "NUM_FEATURES", "action_features", "draw_lookahead_features", "one_card_draw_features"]
