@@ -151,3 +151,25 @@ def test_config_errors_name_the_key():
         load_config(None, ["algo"])
     with pytest.raises(ValueError, match="must divide"):
         load_config(None, ["net.d_model=30", "net.heads=4"])
+
+
+def test_round_credit_pays_each_round_its_margin_and_adds_up_to_the_game():
+    torch.manual_seed(0)
+    net = TokenNet(d_model=16, heads=2, ff=16)
+    kw = dict(epsilon=1.0)  # uniform random play from the same stream: the same game twice
+    whole = collect(_engine("gnoming", 3, 1, "margin"), net, "gnoming", "dmc", np.random.default_rng(5), **kw)
+    rounds = collect(_engine("gnoming", 3, 1, "margin"), net, "gnoming", "dmc", np.random.default_rng(5), credit="round", **kw)
+    assert np.array_equal(whole.actions, rounds.actions) and whole.games == rounds.games == 1
+    from grinch_env.gnoming import encoding as enc
+
+
+    round_of = rounds.obs[:, enc.ROUND:enc.ROUND + 3].astype(np.float32).argmax(1)
+    # a decision's seat is told apart by its game margin (the three differ in this game); within a round its outcome
+    # is one number, and the three rounds' numbers add up to the game's margin
+    sums = {}
+    for v_round, r, v_game in zip(rounds.outcomes, round_of, whole.outcomes):
+        sums.setdefault(float(v_game), {}).setdefault(int(r), set()).add(round(float(v_round), 6))
+    assert len(sums) == 3  # the three seats' (distinct) game margins
+    for game_margin, by_round in sums.items():
+        assert sorted(by_round) == [0, 1, 2] and all(len(v) == 1 for v in by_round.values())
+        assert sum(next(iter(v)) for v in by_round.values()) == pytest.approx(game_margin, abs=1e-5)

@@ -75,6 +75,7 @@ class LearnerConfig(_Section):
     checkpoint_dir: str = "checkpoints"
     seed: int = 0
     reward_mode: str = Field("margin", description="the engine's reward: terminal, zero-sum; 'margin' is denser than the win reward")
+    credit: Literal["game", "round"] = Field("game", description="'round' (Gnoming, margin): each round is an episode paid its own margin")
     num_envs: int = Field(32, ge=1, description="games per iteration (each plays exactly one game)")
     max_seconds: float = Field(900.0, gt=0, description="training CPU-time budget of this run, over all pieces (rollouts and updates)")
     max_samples: int | None = Field(None, ge=1, description="stop after this many learner samples (None: time only)")
@@ -94,6 +95,8 @@ class LearnerConfig(_Section):
         spec.check_num_players(self.num_players)
         if self.reward_mode not in spec.reward_modes:
             raise ValueError(f"reward_mode for {spec.title} must be one of {spec.reward_modes}, got {self.reward_mode!r}")
+        if self.credit == "round" and (self.game != "gnoming" or self.reward_mode != "margin"):
+            raise ValueError("credit='round' needs game=gnoming and reward_mode=margin: only there are rounds independent deals whose margins add up to the game's")
         return self
 
     @property

@@ -69,12 +69,54 @@ def final_returns(seats: np.ndarray, dones: np.ndarray, rewards: np.ndarray) -> 
     return out, complete
 
 
+def round_episodes(obs: np.ndarray, seats: np.ndarray, active: np.ndarray, dones: np.ndarray, rewards: np.ndarray,
+                   num_players: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(dones, rewards)`` that end an episode after every Gnoming round, paying each seat that round's margin.
+
+    The margin reward is linear in the totals, and the totals are sums of round
+    scores, so the game's margin is exactly the sum of the rounds' margins
+    ``((sum of the others' round scores) / (n - 1) - own) / 100``; the rounds
+    are independent deals, so a decision's result is its own round's margin
+    (the later rounds' are noise it cannot change).  Round ``r``'s scores are
+    read from the first observation of round ``r + 1`` (public, relative to
+    its observer); the last round's margin is the terminal reward less the
+    earlier rounds'.
+    """
+    from grinch_env.gnoming import encoding as enc
+    from grinch_env.gnoming.game import MARGIN_SCALE, NUM_ROUNDS
+
+    num_steps, num_envs = seats.shape
+    rounds = obs[:, :, enc.ROUND:enc.ROUND + NUM_ROUNDS].astype(np.float32).argmax(-1)
+    new_dones = np.zeros_like(dones)
+    new_rewards = np.zeros_like(rewards)
+    for i in range(num_envs):
+        n = int(num_players[i])
+        steps = np.flatnonzero(active[:, i])
+        paid = np.zeros(rewards.shape[2], np.float64)
+        for t in steps:
+            if dones[t, i]:
+                new_dones[t, i] = True
+                new_rewards[t, i] = rewards[t, i] - paid
+            elif active[t + 1, i] and rounds[t + 1, i] > rounds[t, i]:
+                r, obs_seat = rounds[t, i], seats[t + 1, i]
+                rel = np.rint(obs[t + 1, i, enc.ROUND_SCORES + enc.MAX_PLAYERS * r:enc.ROUND_SCORES + enc.MAX_PLAYERS * r + n].astype(np.float64)
+                              * enc.ROUND_SCALE)
+                scores = np.zeros(n)
+                scores[(obs_seat + np.arange(n)) % n] = rel
+                margin = ((scores.sum() - scores) / (n - 1) - scores) / MARGIN_SCALE
+                new_dones[t, i] = True
+                new_rewards[t, i, :n] = margin
+                paid[:n] += margin
+    return new_dones, new_rewards
+
+
 def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generator, epsilon: float = 0.0,
-            gamma: float = 1.0, gae_lambda: float = 0.95) -> Batch:
+            gamma: float = 1.0, gae_lambda: float = 0.95, credit: str = "game") -> Batch:
     """Return one rollout: every slot of ``engine`` plays one game from a fresh seed, all seats by ``net``.
 
     PPO samples the masked policy; DMC plays the masked argmax of Q, a uniform
-    legal action with probability ``epsilon``.
+    legal action with probability ``epsilon``.  ``credit="round"`` (Gnoming,
+    margin reward) makes every round its own episode (:func:`round_episodes`).
     """
     from training.ppo import seat_gae
 
@@ -119,6 +161,13 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
         rec["rew"].append(rewards.astype(np.float32))
         active &= ~dones
     arr = {k: np.stack(v) for k, v in rec.items()}
+    games = int(arr["done"].sum())
+    if credit == "round":
+        if game != "gnoming" or engine.reward_mode != "margin":
+            raise ValueError(f"credit='round' needs Gnoming with reward_mode='margin' (rounds are independent deals there), got {game!r} with {engine.reward_mode!r}")
+        arr["done"], arr["rew"] = round_episodes(arr["obs"], arr["seat"], arr["active"], arr["done"], arr["rew"], engine.num_players)
+    elif credit != "game":
+        raise ValueError(f"credit must be 'game' or 'round', got {credit!r}")
     returns, complete = final_returns(arr["seat"], arr["done"], arr["rew"])
     if algo == "ppo":
         adv, _ = seat_gae(arr["val"], arr["seat"], arr["done"], arr["rew"], gamma, gae_lambda)
@@ -130,7 +179,7 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
         obs=arr["obs"][keep], masks=arr["mask"][keep], actions=arr["act"][keep], logprobs=arr["logp"][keep],
         values=arr["val"][keep], returns=ret[keep].astype(np.float32), advantages=adv[keep].astype(np.float32),
         outcomes=returns[keep],
-        games=int(arr["done"].sum()), steps=int(arr["active"].sum()),
+        games=games, steps=int(arr["active"].sum()),
     )
 
 

@@ -5,6 +5,7 @@ Usage::
     python -m training.learner.run --config configs/learner_gnoming.yaml            # a fresh run
     python -m training.learner.run --config configs/learner_gnoming_long.yaml --for-seconds 3600   # one piece
     python -m training.learner.run --resume checkpoints/learner_gnoming_long --for-seconds 3600    # the next piece
+    python -m training.learner.run --report checkpoints/learner_gnoming --final-games 1200       # evaluate a run
 
 A run directory ``checkpoints/<run_name>/`` holds ``latest.pt`` (weights,
 optimizer, config, counters, the numpy and torch random states and the curve
@@ -126,7 +127,8 @@ class Trainer:
         start = time.process_time()
         eps = epsilon_at(cfg, self.samples) if cfg.algo == "dmc" else 0.0
         self.net.eval()
-        batch = collect(self.engine, self.net, cfg.game, cfg.algo, self.rng, epsilon=eps, gamma=cfg.ppo.gamma, gae_lambda=cfg.ppo.gae_lambda)
+        batch = collect(self.engine, self.net, cfg.game, cfg.algo, self.rng, epsilon=eps, gamma=cfg.ppo.gamma, gae_lambda=cfg.ppo.gae_lambda,
+                        credit=cfg.credit)
         self.net.train()
         update = ppo_update if cfg.algo == "ppo" else dmc_update
         stats = update(self.net, self.opt, batch, cfg, self.rng)
@@ -264,11 +266,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a config key (dotted, e.g. algo=dmc)")
     p.add_argument("--for-seconds", type=float, help="stop this piece after this much training time (resume later)")
     p.add_argument("--final-games", type=int, help="games per opponent in the final report (default: eval.final_games)")
+    p.add_argument("--report", metavar="RUN_DIR", help="only evaluate the network saved in RUN_DIR (seat-rotated, paired deals) and write RUN_DIR/report/")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.report:
+        trainer = Trainer.load(args.report)
+        torch.set_num_threads(trainer.cfg.torch_threads)
+        final_report(trainer, trainer.cfg.eval.final_games if args.final_games is None else args.final_games)
+        return 0
     if bool(args.config) == bool(args.resume):
         print("error: give exactly one of --config (a fresh run) or --resume RUN_DIR", file=sys.stderr)
         return 2
