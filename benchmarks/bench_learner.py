@@ -76,6 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     net = build_net(cfg).eval()
     st, at = (torch.from_numpy(x) for x in tok.encode_batch(batch))
     with torch.no_grad():
+        net(st[:args.envs], at[:args.envs])  # warm-up: the first call allocates
         _, t = _cpu(lambda: [net(st[i:i + args.envs], at[i:i + args.envs]) for i in range(0, len(batch), args.envs)])
     print(f"  network forward ({args.envs} at a time)          {len(batch) / t:10,.0f} samples/s")
     for algo, update in (("ppo", ppo_update), ("dmc", dmc_update)):
