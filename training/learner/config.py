@@ -62,6 +62,7 @@ class EvalSection(_Section):
     every_seconds: float = Field(120.0, gt=0, description="wall time between curve points")
     games: int = Field(48, ge=1, description="games per opponent per curve point (batched, seat-rotated)")
     opponents: list[str] = Field(default_factory=lambda: ["random", "greedy"])
+    final_opponents: list[str] | None = Field(None, description="opponents of the final report (None: the curve's)")
     final_games: int = Field(600, ge=0, description="games per opponent of the final report (grinch_env.evaluation; 0: none)")
 
 

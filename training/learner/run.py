@@ -212,7 +212,7 @@ def final_report(trainer: Trainer, games: int, seed: int = 4242) -> dict[str, An
     out: dict[str, Any] = {}
     report = cfg.run_dir / "report"
     report.mkdir(parents=True, exist_ok=True)
-    for opp in cfg.eval.opponents:
+    for opp in cfg.eval.final_opponents or cfg.eval.opponents:
         res = evaluate([agent] + [opp] * (cfg.num_players - 1), num_players=cfg.num_players, num_games=games, seed=seed, game=cfg.game)
         a = res.per_agent[res.agents[0]]
         out[opp] = {"games": games, "win_rate": a["win_rate"], "win_rate_ci": a["win_rate_ci"], "mean_score": a["mean_score"],
