@@ -52,6 +52,8 @@ from grinch_env.gnoming.game import (
     Game,
 )
 
+TOKENS_VERSION = 1  # bump when any token column changes: checkpoints record it and refuse another
+
 # ------------------------------------------------------------ column layout (shared with grinch_env.grinch.tokens)
 TYPE, CARD, SEAT, POS = 0, 1, 2, 3
 CARD2 = 2  # action tokens: the second card column takes the seat column's place
@@ -235,6 +237,7 @@ def action_tokens(game: Game, seat: int) -> np.ndarray:
 
 
 __all__ = [
+    "TOKENS_VERSION",
     "ACTION_DIM", "CARD", "CARD2", "CARD_VOCAB", "FACE_DOWN", "NUM_DENSE", "NUM_IDS", "N_TOKENS", "POS", "POS_VOCAB", "SEAT",
     "SEAT_VOCAB", "TOKEN_DIM", "TYPE", "TYPE_VOCAB", "action_tokens", "encode_batch", "state_tokens",
 ]

@@ -41,6 +41,8 @@ from grinch_env.grinch.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, RANK, SUIT
 from grinch_env.grinch.game import DRAW_DISCARD_BASE, DRAW_PILE_ACTION, MAX_PLAYERS, NUM_ACTIONS, SCORE_BASE, Game
 from grinch_env.grinch.scoring import MATCH_POINTS, MAX_ROW_VALUE, NUM_ROWS, RUN_POINTS, resolve_layout
 
+TOKENS_VERSION = 1  # bump when any token column changes: checkpoints record it and refuse another
+
 # ------------------------------------------------------------ column layout (shared with grinch_env.gnoming.tokens)
 TYPE, CARD, SEAT, POS = 0, 1, 2, 3
 CARD2 = 2
@@ -230,6 +232,7 @@ def action_tokens(game: Game, seat: int) -> np.ndarray:
 
 
 __all__ = [
+    "TOKENS_VERSION",
     "ACTION_DIM", "CARD", "CARD2", "CARD_VOCAB", "NUM_DENSE", "NUM_IDS", "N_TOKENS", "POS", "POS_VOCAB", "SEAT", "SEAT_VOCAB",
     "TOKEN_DIM", "TYPE", "TYPE_VOCAB", "action_tokens", "encode_batch", "hand_values", "state_tokens",
 ]

@@ -36,7 +36,7 @@ import torch
 from training.learner.algos import dmc_update, ppo_update
 from training.learner.config import LearnerConfig, load_config
 from training.learner.net import TokenNet
-from training.learner.rollout import LearnerAgent, collect, match_batch
+from training.learner.rollout import LearnerAgent, collect, match_batch, tokens_module
 
 FORMAT = "grinch_learner_checkpoint_v1"
 LATEST = "latest.pt"  # the trainer's run-dir convention (training.checkpoint.LATEST)
@@ -80,6 +80,7 @@ class Trainer:
             "numpy_rng": self.rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
             "iteration": self.iteration, "samples": self.samples, "games": self.games, "train_seconds": self.train_seconds,
             "next_eval": self.next_eval, "curve": self.curve, "last_stats": self.last_stats,
+            "tokens_version": tokens_module(self.cfg.game).TOKENS_VERSION,
         }
 
     def save(self, path: Path | None = None) -> Path:
@@ -101,6 +102,9 @@ class Trainer:
         if ckpt.get("format") != FORMAT:
             raise ValueError(f"{path} is not a learner checkpoint (format {ckpt.get('format')!r}, expected {FORMAT!r})")
         data = ckpt["config"]
+        want = tokens_module(data["game"]).TOKENS_VERSION
+        if ckpt.get("tokens_version", 1) != want:
+            raise ValueError(f"{path} was trained on tokens version {ckpt.get('tokens_version', 1)} of {data['game']}; this code encodes version {want}")
         cfg = LearnerConfig.model_validate(data)
         if overrides:
             import yaml
