@@ -168,7 +168,7 @@ class Trainer:
                 or (max_iterations is not None and self.iteration >= max_iterations))
 
 
-def write_curve(curve: list[dict[str, Any]], run_dir: Path, title: str) -> None:
+def write_curve(curve: list[dict[str, Any]], run_dir: Path, title: str, parity: float | None = None) -> None:
     """Write ``curve.csv`` and ``curve.png`` (win share with 95% bands, explained variance, entropy) into ``run_dir``."""
     run_dir.mkdir(parents=True, exist_ok=True)
     with open(run_dir / "curve.csv", "w", newline="") as f:
@@ -191,6 +191,8 @@ def write_curve(curve: list[dict[str, Any]], run_dir: Path, title: str) -> None:
         hw = np.array([r["half_width"] for r in rows])
         axes[0].plot(x, y, marker="o", label=f"vs {opp}")
         axes[0].fill_between(x, y - hw, y + hw, alpha=0.2)
+    if parity is not None:
+        axes[0].axhline(parity, color="grey", linestyle="--", linewidth=1, label=f"parity {parity:.2f}")
     first = [r for r in curve if r["opponent"] == curve[0]["opponent"]]
     x = np.array([r["train_seconds"] for r in first]) / 60
     axes[1].plot(x, [r["explained_variance"] for r in first], marker="o")
@@ -249,7 +251,7 @@ def train(trainer: Trainer, for_seconds: float | None = None, max_iterations: in
         if curve and trainer.train_seconds >= trainer.next_eval:
             rows = trainer.evaluate_curve(time.perf_counter() - start)
             trainer.next_eval += cfg.eval.every_seconds
-            write_curve(trainer.curve, cfg.run_dir, title)
+            write_curve(trainer.curve, cfg.run_dir, title, parity=1.0 / cfg.num_players)
             if not quiet:
                 print("  curve: " + ", ".join(f"vs {r['opponent']} {r['win_share']:.3f}±{r['half_width']:.3f}" for r in rows), flush=True)
         if time.perf_counter() - last_save >= cfg.save_every_seconds:
@@ -259,7 +261,7 @@ def train(trainer: Trainer, for_seconds: float | None = None, max_iterations: in
         trainer.evaluate_curve(time.perf_counter() - start)
     trainer.save()
     if curve:
-        write_curve(trainer.curve, cfg.run_dir, title)
+        write_curve(trainer.curve, cfg.run_dir, title, parity=1.0 / cfg.num_players)
     return trainer
 
 
