@@ -1,0 +1,238 @@
+"""Rules-level token encodings of a Grinch position, for set/attention networks (``training.learner``).
+
+The tokens are computed from the observation (:mod:`grinch_env.grinch.encoding`),
+so they carry exactly what the seat may know (its own hand, the discard piles,
+cards known to be in other hands, public counts and score pads) and nothing
+hidden.  ``grinch_env.gnoming.tokens`` has the same functions and the same
+column layout (``TYPE, CARD, SEAT, POS`` ids, then ``NUM_DENSE`` dense
+features), so one network reads both games.
+
+State tokens, ``float32[N_TOKENS, TOKEN_DIM]``:
+
+=======  =====  ======================================================================
+type     count  content
+=======  =====  ======================================================================
+global   1      round, rounds left, turn, phase, first draw made, draw pile size,
+                own hand's row values and bonus (the observation's), to act
+seat     6      seat = relative seat; is the Grinch, hand size, rows used, row points, total
+card     48     card = id + 1; pos = where it is (``LOC_*``), seat = whose pile/hand;
+                suit, rank, its printed bonus (points, required suit and count)
+=======  =====  ======================================================================
+
+Action tokens, ``float32[NUM_ACTIONS, ACTION_DIM]`` (``TYPE, CARD, CARD2,
+POS`` then dense): a discard names the card and gives the row values and
+bonus of the hand it leaves (the afterstate); a draw from a discard pile names
+the card it takes, the card it uncovers and the pile's relative seat, with the
+row values of the hand plus that card; the draw pile has the current hand's
+(before chance); a score action names the row and the points it writes.  Row
+values are the scoring rules applied to the afterstate hand, exactly as the
+observation gives them for the current hand: no maxima, weights or guesses
+about unseen cards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from grinch_env.grinch import encoding as enc
+from grinch_env.grinch.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, RANK, SUIT
+from grinch_env.grinch.game import DRAW_DISCARD_BASE, DRAW_PILE_ACTION, MAX_PLAYERS, NUM_ACTIONS, SCORE_BASE, Game
+from grinch_env.grinch.scoring import MATCH_POINTS, MAX_ROW_VALUE, NUM_ROWS, RUN_POINTS, resolve_layout
+
+TOKENS_VERSION = 1  # bump when any token column changes: checkpoints record it and refuse another
+
+# ------------------------------------------------------------ column layout (shared with grinch_env.gnoming.tokens)
+TYPE, CARD, SEAT, POS = 0, 1, 2, 3
+CARD2 = 2
+NUM_IDS = 4
+NUM_DENSE = 32
+TOKEN_DIM = NUM_IDS + NUM_DENSE
+ACTION_DIM = NUM_IDS + NUM_DENSE
+TYPE_VOCAB, CARD_VOCAB, SEAT_VOCAB, POS_VOCAB = 8, 64, 8, 16
+NO_CARD = 0  # card column: 0 = none, card c is c + 1
+NO_SEAT = 7
+
+PAD, GLOBAL, SEAT_T, CARD_T = 0, 1, 2, 3
+G0, S0 = 0, 1
+C0 = S0 + MAX_PLAYERS  # 7
+N_TOKENS = C0 + NUM_CARDS  # 55
+# Where a card is, as the observer knows it (card tokens' POS column).
+LOC_UNSEEN, LOC_HAND, LOC_PILE, LOC_TOP, LOC_SECOND, LOC_KNOWN = range(6)
+
+A_DISCARD, A_DRAW_PILE, A_DRAW_DISCARD, A_SCORE = 1, 2, 3, 4
+
+_RANK = np.array(RANK[:NUM_CARDS], dtype=np.int64)
+_SUIT = np.array(SUIT[:NUM_CARDS], dtype=np.int64)
+_SUIT_RANK = np.zeros((NUM_CARDS, NUM_SUITS), np.float32)
+_SUIT_RANK[np.arange(NUM_CARDS), _SUIT] = _RANK
+_SUIT_ONE = np.zeros((NUM_CARDS, NUM_SUITS), np.float32)
+_SUIT_ONE[np.arange(NUM_CARDS), _SUIT] = 1
+_RANK_ONE = np.zeros((NUM_CARDS, NUM_RANKS), np.float32)
+_RANK_ONE[np.arange(NUM_CARDS), _RANK - 1] = 1
+_MATCH = np.array(MATCH_POINTS, dtype=np.float32)
+_RUN = np.array(RUN_POINTS, dtype=np.float32)
+
+
+class _Layout:
+    """A bonus layout as arrays, with the observation's scales."""
+
+    def __init__(self, layout: tuple) -> None:
+        self.table = layout
+        self.scales = enc.Scales(layout)
+        self.points = np.array([0 if b is None else b.points for b in layout], np.float32)
+        self.suit = np.array([0 if b is None else b.suit for b in layout], np.int64)
+        self.count = np.array([99 if b is None else b.count for b in layout], np.float32)
+        card_dense = np.zeros((NUM_CARDS, 11), np.float32)
+        card_dense[np.arange(NUM_CARDS), _SUIT] = 1
+        card_dense[:, 4] = _RANK / NUM_RANKS
+        card_dense[:, 5] = self.points / 10.0
+        has = self.points > 0
+        card_dense[np.flatnonzero(has), 6 + self.suit[has]] = 1
+        card_dense[:, 10] = np.where(has, self.count, 0) / 3.0
+        self.card_dense = card_dense
+
+
+_LAYOUTS: dict[int, tuple[tuple, _Layout]] = {}
+
+
+def _layout(bonus_layout: str | Mapping | tuple) -> _Layout:
+    table = resolve_layout(bonus_layout)
+    hit = _LAYOUTS.get(id(table))
+    if hit is None or hit[0] is not table:
+        hit = _LAYOUTS[id(table)] = (table, _Layout(table))
+    return hit[1]
+
+
+def hand_values(hands: np.ndarray, bonus_layout: str | Mapping | tuple = "standard") -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(float32[..., 7] row values, float32[...] bonus)`` of hands given as 0/1 ``[..., 48]`` card indicators.
+
+    The rules of ``grinch_env.grinch.scoring`` (``row_scores``, ``bonus_points``), vectorised.
+    """
+    lay = _layout(bonus_layout)
+    h = np.asarray(hands, dtype=np.float32)
+    shape = h.shape[:-1]
+    h = h.reshape(-1, NUM_CARDS)
+    rows = np.empty((h.shape[0], NUM_ROWS), np.float32)
+    rows[:, :NUM_SUITS] = h @ _SUIT_RANK
+    rows[:, 4] = (h.reshape(-1, NUM_SUITS, NUM_CARDS // NUM_SUITS) * _RANK.reshape(NUM_SUITS, -1)).max(-1).sum(-1)
+    counts = h @ _RANK_ONE  # [K, 6]
+    rows[:, 5] = _MATCH[counts.max(-1).astype(np.int64)]
+    run = np.zeros(h.shape[0], np.float32)
+    best = np.zeros(h.shape[0], np.float32)
+    for r in range(NUM_RANKS):
+        run = (run + 1) * (counts[:, r] > 0)
+        best = np.maximum(best, run)
+    rows[:, 6] = _RUN[best.astype(np.int64)]
+    suit_counts = h @ _SUIT_ONE  # [K, 4]
+    bonus = (h * (suit_counts[:, lay.suit] >= lay.count)) @ lay.points
+    return rows.reshape(*shape, NUM_ROWS), bonus.reshape(shape)
+
+
+def encode_batch(obs: np.ndarray, masks: np.ndarray | None = None, bonus_layout: str | Mapping | tuple = "standard") -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(state float32[B, N_TOKENS, TOKEN_DIM], actions float32[B, NUM_ACTIONS, ACTION_DIM])`` of observations ``[B, 1337]``.
+
+    Illegal actions get tokens too (the network masks them); ``masks`` is
+    accepted for the same signature as Gnoming's and not needed.
+    """
+    obs = np.asarray(obs, dtype=np.float32)
+    if obs.ndim != 2 or obs.shape[1] != enc.OBS_SIZE:
+        raise ValueError(f"obs must have shape [B, {enc.OBS_SIZE}], got {obs.shape}")
+    lay = _layout(bonus_layout)
+    b = obs.shape[0]
+    st = np.zeros((b, N_TOKENS, TOKEN_DIM), np.float32)
+    d = NUM_IDS
+    present = obs[:, enc.AT_TABLE:enc.AT_TABLE + MAX_PLAYERS] > 0
+    hand = obs[:, :NUM_CARDS]
+    seats = obs[:, enc.SEAT_BLOCK:enc.AT_TABLE].reshape(b, MAX_PLAYERS, 4, NUM_CARDS)
+    contents, top, second, known = (seats[:, :, i] for i in range(4))
+
+    g = st[:, G0]
+    g[:, TYPE] = GLOBAL
+    g[:, SEAT] = NO_SEAT
+    dense = np.concatenate([obs[:, enc.ROUND:enc.ROW_USED], obs[:, enc.OWN_ROW_VALUES:enc.OBS_SIZE]], axis=1)
+    g[:, d:d + dense.shape[1]] = dense
+
+    s = st[:, S0:C0]
+    s[..., TYPE] = np.where(present, SEAT_T, PAD)
+    s[..., SEAT] = np.arange(MAX_PLAYERS)
+    s[..., d] = obs[:, enc.GRINCH_SEAT:enc.GRINCH_SEAT + MAX_PLAYERS]
+    s[..., d + 1] = obs[:, enc.HAND_SIZE:enc.HAND_SIZE + MAX_PLAYERS]
+    s[..., d + 2:d + 9] = obs[:, enc.ROW_USED:enc.ROW_POINTS].reshape(b, MAX_PLAYERS, NUM_ROWS)
+    s[..., d + 9:d + 16] = obs[:, enc.ROW_POINTS:enc.TOTALS].reshape(b, MAX_PLAYERS, NUM_ROWS)
+    s[..., d + 16] = obs[:, enc.TOTALS:enc.OWN_ROW_VALUES]
+    s *= present[..., None]
+
+    c = st[:, C0:]
+    c[..., TYPE] = CARD_T
+    c[..., CARD] = np.arange(NUM_CARDS) + 1
+    # Location, later facts overriding earlier ones: deeper pile < second < top; known in a hand; own hand.
+    loc = np.full((b, NUM_CARDS), LOC_UNSEEN, np.float32)
+    owner = np.full((b, NUM_CARDS), NO_SEAT, np.float32)
+    seat_ids = np.arange(MAX_PLAYERS, dtype=np.float32)[None, :, None]
+    for block, code in ((contents, LOC_PILE), (second, LOC_SECOND), (top, LOC_TOP), (known, LOC_KNOWN)):
+        there = block.max(1) > 0  # [B, 48]
+        loc = np.where(there, code, loc)
+        owner = np.where(there, (block * seat_ids).sum(1) / np.maximum(block.sum(1), 1), owner)
+    mine = hand > 0
+    loc = np.where(mine, LOC_HAND, loc)
+    owner = np.where(mine, 0, owner)
+    c[..., POS] = loc
+    c[..., SEAT] = owner
+    c[..., d:d + lay.card_dense.shape[1]] = lay.card_dense
+
+    return st, _action_tokens(obs, hand, top, second, lay)
+
+
+def _action_tokens(obs: np.ndarray, hand: np.ndarray, top: np.ndarray, second: np.ndarray, lay: _Layout) -> np.ndarray:
+    b = obs.shape[0]
+    d = NUM_IDS
+    at = np.zeros((b, NUM_ACTIONS, ACTION_DIM), np.float32)
+    eye = np.eye(NUM_CARDS, dtype=np.float32)
+    # Afterstate hands: 48 discards, the draw pile (the hand before chance), 6 discard-pile draws.
+    discards = hand[:, None, :] * (1 - eye)[None]  # [B, 48, 48]
+    draws = np.minimum(hand[:, None, :] + top, 1)  # [B, 6, 48]
+    after = np.concatenate([discards, hand[:, None, :], draws], axis=1)  # [B, 55, 48]
+    rows, bonus = hand_values(after, lay.table)
+    feats = np.concatenate([rows / MAX_ROW_VALUE, (bonus / lay.scales.bonus)[..., None]], axis=-1)  # [B, 55, 8]
+    at[:, :SCORE_BASE, d:d + 8] = feats
+    at[:, :DRAW_PILE_ACTION, TYPE] = A_DISCARD
+    at[:, :DRAW_PILE_ACTION, CARD] = np.arange(NUM_CARDS) + 1
+    at[:, DRAW_PILE_ACTION, TYPE] = A_DRAW_PILE
+    at[:, DRAW_PILE_ACTION, POS] = 7
+    top_id = np.where(top.max(-1) > 0, top.argmax(-1) + 1, NO_CARD)  # [B, 6]
+    second_id = np.where(second.max(-1) > 0, second.argmax(-1) + 1, NO_CARD)
+    dd = slice(DRAW_DISCARD_BASE, SCORE_BASE)
+    at[:, dd, TYPE] = A_DRAW_DISCARD
+    at[:, dd, CARD] = top_id
+    at[:, dd, CARD2] = second_id  # the card the draw uncovers
+    at[:, dd, POS] = np.arange(MAX_PLAYERS)
+    own_rows = obs[:, enc.OWN_ROW_VALUES:enc.OWN_BONUS] * MAX_ROW_VALUE  # the observation's own row values (points)
+    own_bonus = obs[:, enc.OWN_BONUS] * lay.scales.bonus
+    sc = at[:, SCORE_BASE:]
+    sc[..., TYPE] = A_SCORE
+    sc[..., POS] = np.arange(NUM_ROWS)
+    sc[..., d] = own_rows / MAX_ROW_VALUE
+    sc[..., d + 7] = (own_bonus / lay.scales.bonus)[:, None]
+    sc[..., d + 8] = (own_rows + own_bonus[:, None]) / lay.scales.points  # the points this row would write
+    sc[..., d + 9] = own_rows == 0  # a scratch
+    return at
+
+
+def state_tokens(game: Game, seat: int) -> np.ndarray:
+    """Return ``float32[N_TOKENS, TOKEN_DIM]``: the position as ``seat`` may see it (module docstring)."""
+    return encode_batch(enc.encode(game, seat)[None], bonus_layout=game.layout)[0][0]
+
+
+def action_tokens(game: Game, seat: int) -> np.ndarray:
+    """Return ``float32[num_legal, ACTION_DIM]``, one token per legal action of ``seat`` in ``game.legal_actions()`` order."""
+    legal = game.legal_actions() if game.current == seat else []
+    return encode_batch(enc.encode(game, seat)[None], bonus_layout=game.layout)[1][0][legal]
+
+
+__all__ = [
+    "TOKENS_VERSION",
+    "ACTION_DIM", "CARD", "CARD2", "CARD_VOCAB", "NUM_DENSE", "NUM_IDS", "N_TOKENS", "POS", "POS_VOCAB", "SEAT", "SEAT_VOCAB",
+    "TOKEN_DIM", "TYPE", "TYPE_VOCAB", "action_tokens", "encode_batch", "hand_values", "state_tokens",
+]

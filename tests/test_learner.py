@@ -1,0 +1,175 @@
+"""Diagnosis tests of the general learner (training/learner): credit assignment, masks, fitting a known value, exact resume."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from grinch_env.games import get_game
+from training.learner.algos import dmc_update, ppo_update
+from training.learner.config import load_config
+from training.learner.net import TokenNet
+from training.learner.rollout import Batch, LearnerAgent, collect, encode, final_returns
+from training.learner.run import Trainer, train
+from training.ppo import seat_gae
+
+
+def test_final_returns_credit_each_decision_with_its_own_seats_reward():
+    # One slot, 3 seats: a game of 5 decisions (seats 0,1,2,0,1) ending at t=4, then 2 decisions of a game still running.
+    seats = np.array([[0], [1], [2], [0], [1], [2], [0]])
+    dones = np.array([[0], [0], [0], [0], [1], [0], [0]], bool)
+    rewards = np.zeros((7, 1, 3), np.float32)
+    rewards[4, 0] = [0.5, -1.0, 0.5]  # seats 0 and 2 share the win
+    rewards[6, 0] = [9.0, 9.0, 9.0]  # not a done step: never credited
+    returns, complete = final_returns(seats, dones, rewards)
+    assert returns[:, 0].tolist() == [0.5, -1.0, 0.5, 0.5, -1.0, 0.0, 0.0]
+    assert complete[:, 0].tolist() == [True] * 5 + [False] * 2
+
+
+def test_seat_gae_by_hand():
+    # Seat 0 decides at t=0,2 (values 0.2, 0.6), seat 1 at t=1,3 (values -0.1, -0.4); the game ends at t=3:
+    # seat 0 gets +1, seat 1 gets -1.  gamma = 1, lambda = 0.5, each seat's own decision sequence:
+    # seat 0: delta_2 = 1 - 0.6 = 0.4, A_2 = 0.4; delta_0 = 0 + 0.6 - 0.2 = 0.4, A_0 = 0.4 + 0.5 * 0.4 = 0.6
+    # seat 1: delta_3 = -1 + 0.4 = -0.6, A_3 = -0.6; delta_1 = -0.4 + 0.1 = -0.3, A_1 = -0.3 + 0.5 * -0.6 = -0.6
+    values = np.array([[0.2], [-0.1], [0.6], [-0.4]], np.float32)
+    seats = np.array([[0], [1], [0], [1]])
+    dones = np.array([[0], [0], [0], [1]], bool)
+    rewards = np.zeros((4, 1, 2), np.float32)
+    rewards[3, 0] = [1.0, -1.0]
+    adv, complete = seat_gae(values, seats, dones, rewards, gamma=1.0, gae_lambda=0.5)
+    np.testing.assert_allclose(adv[:, 0], [0.6, -0.6, 0.4, -0.6], atol=1e-6)
+    assert complete.all()
+    # lambda = 1: every advantage is the seat's return minus the value (Monte-Carlo)
+    adv1, _ = seat_gae(values, seats, dones, rewards, gamma=1.0, gae_lambda=1.0)
+    np.testing.assert_allclose(adv1[:, 0], [0.8, -0.9, 0.4, -0.6], atol=1e-6)
+
+
+def _engine(game: str, n: int, envs: int, reward_mode: str):
+    return get_game(game).vector(num_envs=envs, num_players=n, seed=0, reward_mode=reward_mode)
+
+
+@pytest.mark.parametrize("algo,epsilon", [("ppo", 0.0), ("dmc", 1.0), ("dmc", 0.0)])
+def test_collected_actions_respect_the_masks_and_rewards_sum_to_zero(algo, epsilon):
+    torch.manual_seed(0)
+    net = TokenNet(d_model=16, heads=2, ff=16)
+    # make illegal actions the most tempting ones: a mask that leaked would show at once
+    with torch.no_grad():
+        net.logit.bias.fill_(0.0)
+        net.q.bias.fill_(5.0)
+    batch = collect(_engine("grinch", 2, 3, "win"), net, "grinch", algo, np.random.default_rng(0), epsilon=epsilon)
+    assert batch.games == 3 and batch.steps == len(batch.actions) == 3 * 84  # a 2-player Grinch game is 84 decisions
+    assert batch.masks[np.arange(len(batch.actions)), batch.actions].all()
+    # win reward at 2 players: each decision's return is its seat's +1 / -1 (or 0 in a tie); both seats of a game sum to 0
+    assert set(np.unique(batch.outcomes)) <= {-1.0, 0.0, 1.0}
+    assert batch.outcomes.sum() == 0.0
+    if algo == "dmc":
+        assert np.array_equal(batch.returns, batch.outcomes)  # DMC's target is the Monte-Carlo return itself
+
+
+def test_network_fits_known_values_of_a_fixed_deal():
+    """Q of the taken actions of one fixed-deal Gnoming game learns those decisions' exact final returns."""
+    torch.manual_seed(0)
+    net = TokenNet(d_model=32, heads=4, ff=64)
+    cfg = load_config(None, ["game=gnoming", "num_players=3", "algo=dmc", "minibatch_size=64", "learning_rate=0.003"])
+    batch = collect(_engine("gnoming", 3, 1, "margin"), net, "gnoming", "dmc", np.random.default_rng(3), epsilon=1.0)
+    pick = np.random.default_rng(0).choice(len(batch.actions), 64, replace=False)
+    small = Batch(**{k: (v[pick] if isinstance(v, np.ndarray) else v) for k, v in batch.__dict__.items()})
+    targets = small.returns
+    assert len(np.unique(targets)) == 3  # the three seats' margins of that one game, all different
+    opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate)
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        dmc_update(net, opt, small, cfg, rng)
+    st, at = encode("gnoming", small.obs)
+    with torch.no_grad():
+        q = net(st, at)[1].gather(1, torch.from_numpy(small.actions)[:, None]).squeeze(1).numpy()
+    assert np.abs(q - targets).max() < 0.02, (q, targets)
+
+
+def test_ppo_update_raises_the_probability_of_an_advantaged_action():
+    torch.manual_seed(0)
+    net = TokenNet(d_model=16, heads=2, ff=16)
+    cfg = load_config(None, ["game=grinch", "num_players=2", "minibatch_size=32", "learning_rate=0.01", "ppo.ent_coef=0"])
+    batch = collect(_engine("grinch", 2, 1, "win"), net, "grinch", "ppo", np.random.default_rng(1))
+    rows = np.flatnonzero(batch.masks.sum(1) > 1)[:32]
+    b = Batch(**{k: (v[rows] if isinstance(v, np.ndarray) else v) for k, v in batch.__dict__.items()})
+    b.advantages = np.where(np.arange(len(rows)) % 2 == 0, 1.0, -1.0).astype(np.float32)  # reward the even rows' actions
+    st, at = encode("grinch", b.obs)
+
+    def logp():
+        with torch.no_grad():
+            logits = net(st, at)[0]
+        dist = torch.distributions.Categorical(logits=torch.where(torch.from_numpy(b.masks.astype(bool)), logits, torch.tensor(-1e8)))
+        return dist.log_prob(torch.from_numpy(b.actions)).numpy()
+
+    before = logp()
+    b.logprobs = before.astype(np.float32)
+    for _ in range(3):
+        ppo_update(net, torch.optim.Adam(net.parameters(), lr=cfg.learning_rate), b, cfg, np.random.default_rng(0))
+    change = logp() - before
+    assert change[::2].mean() > 0 > change[1::2].mean()
+
+
+def _tiny(tmp_path, algo: str) -> list[str]:
+    return [f"algo={algo}", "game=grinch", "num_players=2", "num_envs=2", "minibatch_size=64", f"checkpoint_dir={tmp_path}",
+            f"run_name={algo}", "net.d_model=16", "net.heads=2", "net.ff=16", "eval.games=2", "eval.opponents=[random]",
+            "dmc.epsilon_decay_samples=300"]
+
+
+@pytest.mark.parametrize("algo", ["ppo", "dmc"])
+def test_resume_is_exact(tmp_path, algo):
+    straight = train(Trainer(load_config(None, _tiny(tmp_path / "a", algo))), max_iterations=4, quiet=True)
+    first = train(Trainer(load_config(None, _tiny(tmp_path / "b", algo))), max_iterations=2, quiet=True)
+    resumed = train(Trainer.load(first.cfg.run_dir), max_iterations=4, quiet=True)
+    assert resumed.iteration == straight.iteration == 4 and resumed.samples == straight.samples
+    a, b = straight.net.state_dict(), resumed.net.state_dict()
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    oa, ob = straight.opt.state_dict()["state"], resumed.opt.state_dict()["state"]
+    assert all(torch.equal(oa[i]["exp_avg"], ob[i]["exp_avg"]) for i in oa)
+    assert straight.rng.bit_generator.state == resumed.rng.bit_generator.state
+    assert straight.curve[-1] | {"wall_seconds": 0, "train_seconds": 0} == resumed.curve[-1] | {"wall_seconds": 0, "train_seconds": 0}
+    assert (tmp_path / "b" / algo / "curve.csv").read_text().count("\n") == 1 + len(resumed.curve)
+    assert (tmp_path / "b" / algo / "curve.png").stat().st_size > 0
+
+
+def test_learner_agent_plays_in_the_harness():
+    from grinch_env.evaluation.evaluate import evaluate
+
+    torch.manual_seed(0)
+    agent = LearnerAgent(TokenNet(d_model=16, heads=2, ff=16), "gnoming", "ppo")
+    res = evaluate([agent, "random", "random"], num_players=3, num_games=3, seed=0, game="gnoming")
+    assert res.per_agent[res.agents[0]]["seat_games"] == 3
+
+
+def test_config_errors_name_the_key():
+    with pytest.raises(ValueError, match="algoo"):
+        load_config(None, ["algoo=ppo"])
+    with pytest.raises(ValueError, match="num_players for Gnoming A Round must be an int in 3..7"):
+        load_config(None, ["game=gnoming", "num_players=2"])
+    with pytest.raises(ValueError, match="key=value"):
+        load_config(None, ["algo"])
+    with pytest.raises(ValueError, match="must divide"):
+        load_config(None, ["net.d_model=30", "net.heads=4"])
+
+
+def test_round_credit_pays_each_round_its_margin_and_adds_up_to_the_game():
+    torch.manual_seed(0)
+    net = TokenNet(d_model=16, heads=2, ff=16)
+    kw = dict(epsilon=1.0)  # uniform random play from the same stream: the same game twice
+    whole = collect(_engine("gnoming", 3, 1, "margin"), net, "gnoming", "dmc", np.random.default_rng(5), **kw)
+    rounds = collect(_engine("gnoming", 3, 1, "margin"), net, "gnoming", "dmc", np.random.default_rng(5), credit="round", **kw)
+    assert np.array_equal(whole.actions, rounds.actions) and whole.games == rounds.games == 1
+    from grinch_env.gnoming import encoding as enc
+
+
+    round_of = rounds.obs[:, enc.ROUND:enc.ROUND + 3].astype(np.float32).argmax(1)
+    # a decision's seat is told apart by its game margin (the three differ in this game); within a round its outcome
+    # is one number, and the three rounds' numbers add up to the game's margin
+    sums = {}
+    for v_round, r, v_game in zip(rounds.outcomes, round_of, whole.outcomes):
+        sums.setdefault(float(v_game), {}).setdefault(int(r), set()).add(round(float(v_round), 6))
+    assert len(sums) == 3  # the three seats' (distinct) game margins
+    for game_margin, by_round in sums.items():
+        assert sorted(by_round) == [0, 1, 2] and all(len(v) == 1 for v in by_round.values())
+        assert sum(next(iter(v)) for v in by_round.values()) == pytest.approx(game_margin, abs=1e-5)

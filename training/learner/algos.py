@@ -1,0 +1,85 @@
+"""The two families' updates on a :class:`~training.learner.rollout.Batch`: clipped PPO and Deep Monte-Carlo.
+
+Both rebuild the tokens of each minibatch from the stored observations and
+draw minibatch orders from the trainer's numpy stream, so a run is a pure
+function of its seed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from torch import nn
+
+from training.learner.config import LearnerConfig
+from training.learner.net import TokenNet
+from training.learner.rollout import Batch, encode
+from training.model import MASK_VALUE, MaskedCategorical
+from training.ppo import explained_variance
+
+
+def _minibatches(n: int, size: int, rng: np.random.Generator):
+    order = rng.permutation(n)
+    for start in range(0, n, size):
+        yield order[start:start + size]
+
+
+def ppo_update(net: TokenNet, opt: torch.optim.Optimizer, batch: Batch, cfg: LearnerConfig, rng: np.random.Generator) -> dict[str, float]:
+    """Run the PPO epochs (CleanRL's update with a masked categorical); return loss statistics and the value head's explained variance."""
+    p = cfg.ppo
+    stats: dict[str, list[float]] = {"policy_loss": [], "value_loss": [], "entropy": [], "approx_kl": [], "clip_fraction": []}
+    n = len(batch.actions)
+    for _ in range(p.update_epochs):
+        for mb in _minibatches(n, cfg.minibatch_size, rng):
+            st, at = encode(cfg.game, batch.obs[mb])
+            mask = torch.from_numpy(batch.masks[mb].astype(bool))
+            logits, _, value = net(st, at)
+            dist = MaskedCategorical(logits, mask)
+            actions = torch.from_numpy(batch.actions[mb])
+            logratio = dist.log_prob(actions) - torch.from_numpy(batch.logprobs[mb])
+            ratio = logratio.exp()
+            adv = torch.from_numpy(batch.advantages[mb])
+            if p.norm_adv and len(mb) > 1:
+                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+            pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - p.clip_coef, 1 + p.clip_coef)).mean()
+            v_loss = 0.5 * ((value - torch.from_numpy(batch.returns[mb])) ** 2).mean()
+            entropy = dist.entropy().mean()
+            loss = pg_loss - p.ent_coef * entropy + p.vf_coef * v_loss
+            opt.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+            opt.step()
+            with torch.no_grad():
+                stats["approx_kl"].append(float(((ratio - 1) - logratio).mean()))
+                stats["clip_fraction"].append(float(((ratio - 1).abs() > p.clip_coef).float().mean()))
+            stats["policy_loss"].append(pg_loss.item())
+            stats["value_loss"].append(v_loss.item())
+            stats["entropy"].append(entropy.item())
+    out = {k: float(np.mean(v)) for k, v in stats.items()}
+    out["explained_variance"] = explained_variance(batch.values, batch.returns)
+    return out
+
+
+def dmc_update(net: TokenNet, opt: torch.optim.Optimizer, batch: Batch, cfg: LearnerConfig, rng: np.random.Generator) -> dict[str, float]:
+    """Regress Q(s, a) of the taken actions on the seat's final return (DouZero's Deep Monte-Carlo); return the loss and Q's explained variance."""
+    losses, entropies = [], []
+    n = len(batch.actions)
+    for _ in range(cfg.dmc.update_epochs):
+        for mb in _minibatches(n, cfg.minibatch_size, rng):
+            st, at = encode(cfg.game, batch.obs[mb])
+            _, q, _ = net(st, at)
+            q_taken = q.gather(1, torch.from_numpy(batch.actions[mb])[:, None]).squeeze(1)
+            loss = 0.5 * ((q_taken - torch.from_numpy(batch.returns[mb])) ** 2).mean()
+            opt.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+            opt.step()
+            losses.append(loss.item())
+            with torch.no_grad():  # how decided the greedy policy is: entropy of softmax(Q / 0.05) over legal actions
+                m = torch.from_numpy(batch.masks[mb].astype(bool))
+                entropies.append(float(MaskedCategorical(torch.where(m, q / 0.05, torch.full_like(q, MASK_VALUE)), m).entropy().mean()))
+    return {"value_loss": float(np.mean(losses)), "entropy": float(np.mean(entropies)),
+            "explained_variance": explained_variance(batch.values, batch.returns)}
+
+
+__all__ = ["dmc_update", "ppo_update"]

@@ -1,0 +1,59 @@
+"""Plot several learner runs' curves on shared axes: win share against each curve opponent over training CPU time.
+
+``python -m training.learner.compare checkpoints/learner_gnoming_3p_ppo checkpoints/learner_gnoming_3p_dmc --out docs/results/learner_gnoming_3p.png``
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+from pathlib import Path
+
+
+def read_curve(run_dir: str | Path) -> list[dict[str, str]]:
+    with open(Path(run_dir) / "curve.csv") as f:
+        return list(csv.DictReader(f))
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m training.learner.compare", description=__doc__.split("\n\n")[0])
+    p.add_argument("runs", nargs="+", help="run directories holding curve.csv")
+    p.add_argument("--out", required=True, help="PNG to write")
+    p.add_argument("--parity", type=float, help="draw the parity line at this win share (1 / players)")
+    p.add_argument("--title", default="")
+    args = p.parse_args(argv)
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    curves = {Path(r).name: read_curve(r) for r in args.runs}
+    opponents = list(dict.fromkeys(row["opponent"] for rows in curves.values() for row in rows))
+    fig, axes = plt.subplots(1, len(opponents) + 1, figsize=(5 * (len(opponents) + 1), 4))
+    for ax, opp in zip(axes, opponents):
+        for name, rows in curves.items():
+            rs = [r for r in rows if r["opponent"] == opp]
+            x = [float(r["train_seconds"]) / 60 for r in rs]
+            y = [float(r["win_share"]) for r in rs]
+            hw = [float(r["half_width"]) if r["half_width"] not in ("", "nan") else 0.0 for r in rs]
+            ax.plot(x, y, marker="o", label=name)
+            ax.fill_between(x, [a - b for a, b in zip(y, hw)], [a + b for a, b in zip(y, hw)], alpha=0.15)
+        if args.parity:
+            ax.axhline(args.parity, color="grey", linestyle="--", linewidth=1, label="parity")
+        ax.set(xlabel="training CPU time (min, 1 thread)", ylabel="win share, learner in 1 seat", title=f"{args.title} vs {opp}", ylim=(0, 1))
+        ax.legend(fontsize=8)
+    ax = axes[-1]
+    for name, rows in curves.items():
+        rs = [r for r in rows if r["opponent"] == opponents[0] and r["explained_variance"] not in ("", "nan")]
+        ax.plot([float(r["train_seconds"]) / 60 for r in rs], [float(r["explained_variance"]) for r in rs], marker="o", label=name)
+    ax.set(xlabel="training CPU time (min)", ylabel="explained variance", title="value (PPO) / Q (DMC) vs returns")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(args.out, dpi=90)
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,138 @@
+"""The learner's config: a YAML file in ``configs/learner_*.yaml`` validated by pydantic (unknown keys are errors).
+
+``load_config(path, overrides)`` returns a :class:`LearnerConfig`; the
+resolved config is stored in every checkpoint, so ``--resume`` needs only the
+run directory.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from grinch_env.games import get_game
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class NetConfig(_Section):
+    """The token network (:class:`training.learner.net.TokenNet`)."""
+
+    d_model: int = Field(32, ge=8, description="width of every token embedding")
+    layers: int = Field(1, ge=1, description="transformer encoder layers over the state tokens")
+    heads: int = Field(4, ge=1, description="attention heads (divides d_model)")
+    ff: int = Field(64, ge=8, description="feed-forward width (encoder and action MLP)")
+
+    @model_validator(mode="after")
+    def _heads_divide(self) -> NetConfig:
+        if self.d_model % self.heads:
+            raise ValueError(f"net.heads ({self.heads}) must divide net.d_model ({self.d_model})")
+        return self
+
+
+class PPOSection(_Section):
+    """Clipped PPO with GAE over each seat's own decisions (``training.ppo.seat_gae``)."""
+
+    gamma: float = Field(1.0, ge=0, le=1)
+    gae_lambda: float = Field(0.95, ge=0, le=1)
+    clip_coef: float = Field(0.2, gt=0)
+    ent_coef: float = Field(0.01, ge=0)
+    vf_coef: float = Field(0.5, ge=0)
+    update_epochs: int = Field(2, ge=1)
+    norm_adv: bool = True
+
+
+class DMCSection(_Section):
+    """Deep Monte-Carlo (DouZero): Q(s, a) regressed on the seat's final return, epsilon-greedy play."""
+
+    epsilon_start: float = Field(0.2, ge=0, le=1, description="exploration at the first iteration")
+    epsilon_end: float = Field(0.02, ge=0, le=1, description="exploration after epsilon_decay_samples")
+    epsilon_decay_samples: int = Field(300_000, ge=1)
+    update_epochs: int = Field(1, ge=1)
+
+
+class EvalSection(_Section):
+    """Periodic evaluation for the learning curve: the learner in one seat (rotated), a baseline in the others."""
+
+    every_seconds: float = Field(120.0, gt=0, description="wall time between curve points")
+    games: int = Field(48, ge=1, description="games per opponent per curve point (batched, seat-rotated)")
+    opponents: list[str] = Field(default_factory=lambda: ["random", "greedy"])
+    final_opponents: list[str] | None = Field(None, description="opponents of the final report (None: the curve's)")
+    final_games: int = Field(600, ge=0, description="games per opponent of the final report (grinch_env.evaluation; 0: none)")
+
+
+class LearnerConfig(_Section):
+    """One learner run: game, table size, algorithm family, budget and knobs."""
+
+    game: Literal["grinch", "gnoming"] = "gnoming"
+    num_players: int = 3
+    algo: Literal["ppo", "dmc"] = "ppo"
+    run_name: str = "learner"
+    checkpoint_dir: str = "checkpoints"
+    seed: int = 0
+    reward_mode: str = Field("margin", description="the engine's reward: terminal, zero-sum; 'margin' is denser than the win reward")
+    credit: Literal["game", "round"] = Field("game", description="'round' (Gnoming, margin): each round is an episode paid its own margin")
+    num_envs: int = Field(32, ge=1, description="games per iteration (each plays exactly one game)")
+    max_seconds: float = Field(900.0, gt=0, description="training CPU-time budget of this run, over all pieces (rollouts and updates)")
+    max_samples: int | None = Field(None, ge=1, description="stop after this many learner samples (None: time only)")
+    learning_rate: float = Field(3e-4, gt=0)
+    minibatch_size: int = Field(512, ge=1)
+    max_grad_norm: float = Field(0.5, gt=0)
+    save_every_seconds: float = Field(120.0, gt=0)
+    torch_threads: int = Field(1, ge=1)
+    net: NetConfig = Field(default_factory=NetConfig)
+    ppo: PPOSection = Field(default_factory=PPOSection)
+    dmc: DMCSection = Field(default_factory=DMCSection)
+    eval: EvalSection = Field(default_factory=EvalSection)
+
+    @model_validator(mode="after")
+    def _fits_the_game(self) -> LearnerConfig:
+        spec = get_game(self.game)
+        spec.check_num_players(self.num_players)
+        if self.reward_mode not in spec.reward_modes:
+            raise ValueError(f"reward_mode for {spec.title} must be one of {spec.reward_modes}, got {self.reward_mode!r}")
+        if self.credit == "round" and (self.game != "gnoming" or self.reward_mode != "margin"):
+            raise ValueError("credit='round' needs game=gnoming and reward_mode=margin: only there are rounds independent deals whose margins add up to the game's")
+        return self
+
+    @property
+    def spec(self):
+        return get_game(self.game)
+
+    @property
+    def run_dir(self) -> Path:
+        return Path(self.checkpoint_dir) / self.run_name
+
+
+def _set(data: dict[str, Any], dotted: str, value: Any) -> None:
+    keys = dotted.split(".")
+    for k in keys[:-1]:
+        data = data.setdefault(k, {})
+    data[keys[-1]] = value
+
+
+def load_config(path: str | Path | None = None, overrides: list[str] | None = None) -> LearnerConfig:
+    """Return the validated config of ``path`` (YAML) with ``key=value`` overrides (dotted keys, YAML values)."""
+    data: dict[str, Any] = {}
+    if path is not None:
+        with open(path) as f:
+            data = yaml.safe_load(f) or {}
+        if not isinstance(data, dict):
+            raise ValueError(f"{path}: a learner config is a YAML mapping, got {type(data).__name__}")
+    for item in overrides or []:
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise ValueError(f"--set takes key=value (e.g. algo=dmc, net.d_model=64), got {item!r}")
+        _set(data, key.strip(), yaml.safe_load(value))
+    try:
+        return LearnerConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ValueError(f"{path or 'config'}: {exc}") from None
+
+
+__all__ = ["DMCSection", "EvalSection", "LearnerConfig", "NetConfig", "PPOSection", "load_config"]

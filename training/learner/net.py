@@ -1,0 +1,90 @@
+"""One network for both games and every table size: token embeddings, a transformer encoder, action tokens read against the state.
+
+Inputs are the rules-level tokens of ``grinch_env.<game>.tokens`` (both games
+share the column layout: ``TYPE, CARD, SEAT, POS`` ids then dense features).
+Each state token is the sum of a type, card, seat and position embedding and a
+linear map of its dense features; padding tokens (type 0) are masked out of
+attention.  Card embeddings are shared by state and action tokens.  Each
+action token, embedded the same way, attends to the encoded state (one
+cross-attention layer) and an MLP reads ``[action, attended state, pooled
+state]`` to give its logit and its Q-value.  The value head reads the pooled
+state.  Nothing in it depends on the number of seats.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from grinch_env.gnoming import tokens as _gt
+from grinch_env.grinch import tokens as _rt
+from training.model import MaskedCategorical
+
+# Both games' token modules declare the same layout; the network relies on it.
+for _name in ("TYPE", "CARD", "SEAT", "POS", "NUM_IDS", "NUM_DENSE", "TOKEN_DIM", "ACTION_DIM", "TYPE_VOCAB", "CARD_VOCAB", "SEAT_VOCAB", "POS_VOCAB"):
+    assert getattr(_gt, _name) == getattr(_rt, _name), _name
+T = _gt
+
+
+class _Embed(nn.Module):
+    """Sum of id embeddings and a linear map of the dense features."""
+
+    def __init__(self, d_model: int, cards: nn.Embedding, second_card: bool) -> None:
+        super().__init__()
+        self.kind = nn.Embedding(T.TYPE_VOCAB, d_model)
+        self.cards = cards
+        self.second_card = second_card
+        self.third = nn.Embedding(T.CARD_VOCAB if second_card else T.SEAT_VOCAB, d_model)
+        self.pos = nn.Embedding(T.POS_VOCAB, d_model)
+        self.dense = nn.Linear(T.NUM_DENSE, d_model)
+        self.norm = nn.LayerNorm(d_model)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        ids = tokens[..., : T.NUM_IDS].long()
+        third = ids[..., 2]
+        x = self.kind(ids[..., 0]) + self.cards(ids[..., 1]) + self.pos(ids[..., 3]) + self.dense(tokens[..., T.NUM_IDS:])
+        # the action tokens' third column is a second card: it shares the card embedding (plus its own marker table)
+        x = x + (self.cards(third) + self.third(third) if self.second_card else self.third(third))
+        return self.norm(x)
+
+
+class TokenNet(nn.Module):
+    """Policy logits, Q-values and a state value from state and action tokens (module docstring)."""
+
+    def __init__(self, d_model: int = 64, layers: int = 2, heads: int = 4, ff: int = 128) -> None:
+        super().__init__()
+        self.config = {"d_model": d_model, "layers": layers, "heads": heads, "ff": ff}
+        self.cards = nn.Embedding(T.CARD_VOCAB, d_model)
+        self.state_embed = _Embed(d_model, self.cards, second_card=False)
+        self.action_embed = _Embed(d_model, self.cards, second_card=True)
+        layer = nn.TransformerEncoderLayer(d_model, heads, ff, dropout=0.0, batch_first=True, norm_first=True)
+        self.encoder = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+        self.cross = nn.MultiheadAttention(d_model, heads, batch_first=True)
+        self.action_mlp = nn.Sequential(nn.Linear(3 * d_model, ff), nn.ReLU(), nn.Linear(ff, ff), nn.ReLU())
+        self.logit = nn.Linear(ff, 1)
+        self.q = nn.Linear(ff, 1)
+        self.value = nn.Sequential(nn.Linear(d_model, ff), nn.ReLU(), nn.Linear(ff, 1))
+        nn.init.zeros_(self.logit.bias)
+        self.logit.weight.data.mul_(0.01)  # a near-uniform first policy over the legal actions
+
+    def forward(self, state: torch.Tensor, actions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Return ``(logits [B, A], q [B, A], value [B])`` for tokens ``state [B, N, D]`` and ``actions [B, A, E]``."""
+        pad = state[..., T.TYPE] == 0
+        cols = ~pad.all(0)  # drop token positions that are padding in every row (absent seats): same result, less work
+        if not bool(cols.all()):
+            state, pad = state[:, cols], pad[:, cols]
+        h = self.encoder(self.state_embed(state), src_key_padding_mask=pad)
+        keep = (~pad).unsqueeze(-1).float()
+        pooled = (h * keep).sum(1) / keep.sum(1).clamp(min=1.0)
+        a = self.action_embed(actions)
+        read, _ = self.cross(a, h, h, key_padding_mask=pad, need_weights=False)
+        z = self.action_mlp(torch.cat([a, read, pooled.unsqueeze(1).expand_as(a)], dim=-1))
+        return self.logit(z).squeeze(-1), self.q(z).squeeze(-1), self.value(pooled).squeeze(-1)
+
+    def distribution(self, state: torch.Tensor, actions: torch.Tensor, mask: torch.Tensor) -> tuple[MaskedCategorical, torch.Tensor, torch.Tensor]:
+        """Return the masked policy, the Q-values and the value."""
+        logits, q, value = self(state, actions)
+        return MaskedCategorical(logits, mask), q, value
+
+
+__all__ = ["TokenNet"]

@@ -1,0 +1,90 @@
+"""Diagnosis probes of the learner on Gnoming (3 players, uniform random play): is the return predictable, and does the network fit it?
+
+``python -m training.learner.probe linear``: the correlation of one hand-made number (the face-up point margin
+of the decision's seat) with the decision's return, for the whole-game and the per-round credit: how much of
+the return a state can explain at all.
+
+``python -m training.learner.probe fit [--credit round] [--lr 1e-3] [--steps 800]``: train V and Q of a fresh
+token network on 32 games' decisions and print the explained variance on 8 held-out games every 100 steps.
+These are measurements for docs/results/learner.md, not features: nothing here enters the learner's input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+import torch
+
+from grinch_env.games import get_game
+from training.learner.net import TokenNet
+from training.learner.rollout import collect, encode
+from training.ppo import explained_variance
+
+
+def linear(games: int = 16) -> None:
+    from grinch_env.gnoming import encoding as enc
+    from grinch_env.gnoming.cards import POINTS
+
+    spec = get_game("gnoming")
+    net = TokenNet(d_model=16, heads=2, ff=16)
+    pts = np.array(list(POINTS) + [0.0])
+    for credit in ("game", "round"):
+        b = collect(spec.vector(num_envs=games, num_players=3, seed=0, reward_mode="margin"), net, "gnoming", "dmc",
+                    np.random.default_rng(0), epsilon=1.0, credit=credit)
+        o = b.obs.astype(np.float32)
+        known = (o[:, :enc.PRESENT].reshape(-1, 7, 9, 13)[:, :3] * pts).sum((2, 3))  # face-up points by relative seat
+        x = (known[:, 1:].mean(1) - known[:, 0]) / 100
+        late = o[:, enc.TURNS] > np.median(o[:, enc.TURNS])
+        print(f"credit {credit}: {len(x)} decisions, corr(face-up margin, return) {np.corrcoef(x, b.outcomes)[0, 1]:.3f}, "
+              f"later half of rounds {np.corrcoef(x[late], b.outcomes[late])[0, 1]:.3f}")
+
+
+def fit(credit: str, lr: float, minibatch: int, steps: int) -> None:
+    torch.manual_seed(0)
+    spec = get_game("gnoming")
+    net = TokenNet(d_model=32, heads=4, ff=64)
+    rng = np.random.default_rng(0)
+    train = collect(spec.vector(num_envs=32, num_players=3, seed=0, reward_mode="margin"), net, "gnoming", "dmc", rng, epsilon=1.0, credit=credit)
+    test = collect(spec.vector(num_envs=8, num_players=3, seed=1, reward_mode="margin"), net, "gnoming", "dmc", rng, epsilon=1.0, credit=credit)
+    print(f"credit {credit}: {len(train.actions)} training decisions, {len(test.actions)} held out; return variance {train.outcomes.var():.4f}")
+    opt = torch.optim.Adam(net.parameters(), lr=lr)
+    st_t, at_t = encode("gnoming", test.obs)
+    start = time.process_time()
+    for step in range(1, steps + 1):
+        idx = rng.integers(0, len(train.actions), minibatch)
+        st, at = encode("gnoming", train.obs[idx])
+        _, q, v = net(st, at)
+        y = torch.from_numpy(train.outcomes[idx])
+        qa = q.gather(1, torch.from_numpy(train.actions[idx])[:, None]).squeeze(1)
+        loss = ((qa - y) ** 2).mean() + ((v - y) ** 2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        if step % 100 == 0:
+            with torch.no_grad():
+                _, q, v = net(st_t, at_t)
+            qa = q.gather(1, torch.from_numpy(test.actions)[:, None]).squeeze(1).numpy()
+            print(f"step {step} cpu {time.process_time() - start:.0f}s held-out EV(V) {explained_variance(v.numpy(), test.outcomes):.3f} "
+                  f"EV(Q) {explained_variance(qa, test.outcomes):.3f}", flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m training.learner.probe", description=__doc__.split("\n\n")[0])
+    p.add_argument("probe", choices=["linear", "fit"])
+    p.add_argument("--credit", default="round", choices=["game", "round"])
+    p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--minibatch", type=int, default=256)
+    p.add_argument("--steps", type=int, default=800)
+    args = p.parse_args(argv)
+    torch.set_num_threads(1)
+    if args.probe == "linear":
+        linear()
+    else:
+        fit(args.credit, args.lr, args.minibatch, args.steps)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,255 @@
+"""Self-play experience on the batched engine, the batched curve evaluation, and the learned agent for the harness.
+
+A rollout plays ``num_envs`` games on the game's batched engine, every seat by
+the current network, each game slot exactly once (the engine is re-seeded
+from the trainer's numpy stream, so resuming needs no engine state).  Every
+decision is kept with the seat that took it; the only reward is each seat's
+terminal reward (the engine's ``reward_mode``), and a seat's return is that
+reward (``gamma = 1``).
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from training.learner.net import TokenNet
+from training.model import MASK_VALUE, MaskedCategorical
+
+
+def tokens_module(game: str):
+    """Return ``grinch_env.<game>.tokens``."""
+    return importlib.import_module(f"grinch_env.{game}.tokens")
+
+
+def encode(game: str, obs: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
+    """Return the state and action tokens of observations ``[B, obs_size]`` as tensors."""
+    st, at = tokens_module(game).encode_batch(np.asarray(obs, dtype=np.float32))
+    return torch.from_numpy(st), torch.from_numpy(at)
+
+
+@dataclass
+class Batch:
+    """One rollout's complete decisions, flattened (numpy)."""
+
+    obs: np.ndarray  # float16 [N, obs_size]: tokens are rebuilt per minibatch
+    masks: np.ndarray  # int8 [N, A]
+    actions: np.ndarray  # int64 [N]
+    logprobs: np.ndarray  # float32 [N] (PPO)
+    values: np.ndarray  # float32 [N]: V(s) for PPO, Q(s, a) for DMC
+    returns: np.ndarray  # float32 [N]: the seat's final reward (DMC target; PPO: advantages + values)
+    advantages: np.ndarray  # float32 [N] (PPO)
+    outcomes: np.ndarray  # float32 [N]: the deciding seat's terminal reward in that game
+    games: int
+    steps: int
+
+
+def final_returns(seats: np.ndarray, dones: np.ndarray, rewards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(returns[T, B], complete[T, B])``: each decision's seat's terminal reward in its game (gamma = 1).
+
+    ``seats[t, i]`` acted at step ``t`` of slot ``i``; ``dones[t, i]`` says the
+    game ended with that step, ``rewards[t, i, s]`` is then seat ``s``'s reward.
+    Decisions of a game still running at the end are not ``complete``.
+    """
+    num_steps, num_envs = seats.shape
+    out = np.zeros((num_steps, num_envs), np.float32)
+    complete = np.zeros((num_steps, num_envs), bool)
+    final = np.zeros((num_envs, rewards.shape[2]), np.float32)
+    have = np.zeros(num_envs, bool)
+    envs = np.arange(num_envs)
+    for t in range(num_steps - 1, -1, -1):
+        ended = dones[t]
+        final[ended] = rewards[t][ended]
+        have |= ended
+        out[t] = final[envs, seats[t]]
+        complete[t] = have
+    return out, complete
+
+
+def round_episodes(obs: np.ndarray, seats: np.ndarray, active: np.ndarray, dones: np.ndarray, rewards: np.ndarray,
+                   num_players: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(dones, rewards)`` that end an episode after every Gnoming round, paying each seat that round's margin.
+
+    The margin reward is linear in the totals, and the totals are sums of round
+    scores, so the game's margin is exactly the sum of the rounds' margins
+    ``((sum of the others' round scores) / (n - 1) - own) / 100``; the rounds
+    are independent deals, so a decision's result is its own round's margin
+    (the later rounds' are noise it cannot change).  Round ``r``'s scores are
+    read from the first observation of round ``r + 1`` (public, relative to
+    its observer); the last round's margin is the terminal reward less the
+    earlier rounds'.
+    """
+    from grinch_env.gnoming import encoding as enc
+    from grinch_env.gnoming.game import MARGIN_SCALE, NUM_ROUNDS
+
+    num_steps, num_envs = seats.shape
+    rounds = obs[:, :, enc.ROUND:enc.ROUND + NUM_ROUNDS].astype(np.float32).argmax(-1)
+    new_dones = np.zeros_like(dones)
+    new_rewards = np.zeros_like(rewards)
+    for i in range(num_envs):
+        n = int(num_players[i])
+        steps = np.flatnonzero(active[:, i])
+        paid = np.zeros(rewards.shape[2], np.float64)
+        for t in steps:
+            if dones[t, i]:
+                new_dones[t, i] = True
+                new_rewards[t, i] = rewards[t, i] - paid
+            elif active[t + 1, i] and rounds[t + 1, i] > rounds[t, i]:
+                r, obs_seat = rounds[t, i], seats[t + 1, i]
+                rel = np.rint(obs[t + 1, i, enc.ROUND_SCORES + enc.MAX_PLAYERS * r:enc.ROUND_SCORES + enc.MAX_PLAYERS * r + n].astype(np.float64)
+                              * enc.ROUND_SCALE)
+                scores = np.zeros(n)
+                scores[(obs_seat + np.arange(n)) % n] = rel
+                margin = ((scores.sum() - scores) / (n - 1) - scores) / MARGIN_SCALE
+                new_dones[t, i] = True
+                new_rewards[t, i, :n] = margin
+                paid[:n] += margin
+    return new_dones, new_rewards
+
+
+def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generator, epsilon: float = 0.0,
+            gamma: float = 1.0, gae_lambda: float = 0.95, credit: str = "game") -> Batch:
+    """Return one rollout: every slot of ``engine`` plays one game from a fresh seed, all seats by ``net``.
+
+    PPO samples the masked policy; DMC plays the masked argmax of Q, a uniform
+    legal action with probability ``epsilon``.  ``credit="round"`` (Gnoming,
+    margin reward) makes every round its own episode (:func:`round_episodes`).
+    """
+    from training.ppo import seat_gae
+
+    num_envs = engine.num_envs
+    obs, mask, seat = engine.reset(seed=int(rng.integers(2**63)))
+    active = np.ones(num_envs, bool)
+    rec: dict[str, list] = {k: [] for k in ("obs", "mask", "act", "logp", "val", "seat", "done", "rew", "active")}
+    while active.any():
+        idx = np.flatnonzero(active)
+        st, at = encode(game, obs[idx])
+        m = torch.from_numpy(mask[idx].astype(bool))
+        with torch.no_grad():
+            logits, q, v = net(st, at)
+        actions = mask.argmax(1).astype(np.int64)  # finished slots play any legal action (not recorded)
+        logp = np.zeros(num_envs, np.float32)
+        val = np.zeros(num_envs, np.float32)
+        if algo == "ppo":
+            dist = MaskedCategorical(logits, m)
+            a = dist.sample()
+            logp[idx] = dist.log_prob(a).numpy()
+            val[idx] = v.numpy()
+            actions[idx] = a.numpy()
+        else:
+            a = torch.where(m, q, torch.full_like(q, MASK_VALUE)).argmax(1).numpy()
+            explore = rng.random(len(idx)) < epsilon
+            if explore.any():
+                legal = mask[idx[explore]].astype(np.float64)
+                pick = (rng.random(legal.shape) * legal).argmax(1)  # a uniform legal action
+                a = a.copy()
+                a[explore] = pick
+            val[idx] = q.numpy()[np.arange(len(idx)), a]
+            actions[idx] = a
+        rec["obs"].append(obs.astype(np.float16))
+        rec["mask"].append(mask.copy())
+        rec["act"].append(actions)
+        rec["logp"].append(logp)
+        rec["val"].append(val)
+        rec["seat"].append(seat.copy())
+        rec["active"].append(active.copy())
+        obs, mask, seat, rewards, dones = engine.step(actions)
+        rec["done"].append(dones & active)
+        rec["rew"].append(rewards.astype(np.float32))
+        active &= ~dones
+    arr = {k: np.stack(v) for k, v in rec.items()}
+    games = int(arr["done"].sum())
+    if credit == "round":
+        if game != "gnoming" or engine.reward_mode != "margin":
+            raise ValueError(f"credit='round' needs Gnoming with reward_mode='margin' (rounds are independent deals there), got {game!r} with {engine.reward_mode!r}")
+        arr["done"], arr["rew"] = round_episodes(arr["obs"], arr["seat"], arr["active"], arr["done"], arr["rew"], engine.num_players)
+    elif credit != "game":
+        raise ValueError(f"credit must be 'game' or 'round', got {credit!r}")
+    returns, complete = final_returns(arr["seat"], arr["done"], arr["rew"])
+    if algo == "ppo":
+        adv, _ = seat_gae(arr["val"], arr["seat"], arr["done"], arr["rew"], gamma, gae_lambda)
+    else:
+        adv = returns - arr["val"]
+    keep = arr["active"] & complete
+    ret = (adv + arr["val"]) if algo == "ppo" else returns
+    return Batch(
+        obs=arr["obs"][keep], masks=arr["mask"][keep], actions=arr["act"][keep], logprobs=arr["logp"][keep],
+        values=arr["val"][keep], returns=ret[keep].astype(np.float32), advantages=adv[keep].astype(np.float32),
+        outcomes=returns[keep],
+        games=games, steps=int(arr["active"].sum()),
+    )
+
+
+def greedy_actions(net: TokenNet, game: str, algo: str, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Return the network's deterministic choices: the masked argmax of the logits (PPO) or of Q (DMC)."""
+    st, at = encode(game, obs)
+    with torch.no_grad():
+        logits, q, _ = net(st, at)
+    scores = logits if algo == "ppo" else q
+    m = torch.from_numpy(np.asarray(mask).astype(bool))
+    return torch.where(m, scores, torch.full_like(scores, MASK_VALUE)).argmax(1).numpy()
+
+
+def match_batch(net: TokenNet, game: str, algo: str, num_players: int, opponent: str, games: int, seed: int,
+                reward_mode: str) -> tuple[float, float]:
+    """Return ``(win share, 95% half-width)`` of the learner against ``opponent`` in the other seats, seat rotated.
+
+    Game slot ``i`` seats the learner at ``i % num_players``; all slots play
+    one game on the batched engine.  A shared win counts as ``1 / winners``.
+    For the learning curve only: the report uses :mod:`grinch_env.evaluation`.
+    """
+    from grinch_env.agents import make_agent
+    from grinch_env.games import get_game
+
+    spec = get_game(game)
+    engine = spec.vector(num_envs=games, num_players=num_players, seed=seed, reward_mode=reward_mode)
+    opp = make_agent(opponent, seed=seed, num_players=num_players, game=game)
+    learner = np.arange(games) % num_players
+    obs, mask, seat = engine.reset(seed=seed)
+    finished = np.zeros(games, bool)
+    share = np.zeros(games)
+    while not finished.all():
+        actions = mask.argmax(1).astype(np.int64)
+        mine = (seat == learner) & ~finished
+        theirs = (seat != learner) & ~finished
+        if mine.any():
+            actions[mine] = greedy_actions(net, game, algo, obs[mine], mask[mine])
+        if theirs.any():
+            actions[theirs] = np.asarray(opp.act_batch(obs[theirs], mask[theirs]), dtype=np.int64)
+        obs, mask, seat, _, dones = engine.step(actions)
+        for i in np.flatnonzero(dones & ~finished):
+            totals = engine.last_totals[i, :num_players]
+            best = totals.max() if spec.highest_total_wins else totals.min()
+            if totals[learner[i]] == best:
+                share[i] = 1.0 / int((totals == best).sum())
+        finished |= dones
+    mean = float(share.mean())
+    return mean, float(1.96 * share.std(ddof=1) / np.sqrt(games)) if games > 1 else float("nan")
+
+
+class LearnerAgent:
+    """The trained network as a harness agent: ``act(observation, action_mask)`` plays its deterministic choice."""
+
+    def __init__(self, net: TokenNet, game: str, algo: str, name: str = "learner") -> None:
+        self.net = net.eval()
+        self.game = game
+        self.algo = algo
+        self.name = name
+
+    def reset(self, seed: int | None = None) -> None:
+        pass
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return int(greedy_actions(self.net, self.game, self.algo, np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return greedy_actions(self.net, self.game, self.algo, observations, masks).astype(np.int64)
+
+    def __repr__(self) -> str:
+        return f"LearnerAgent(name={self.name!r}, game={self.game!r}, algo={self.algo!r})"
+
+
+__all__ = ["Batch", "LearnerAgent", "collect", "encode", "final_returns", "greedy_actions", "match_batch", "tokens_module"]

@@ -1,0 +1,310 @@
+"""Train the token network from scratch by self-play: PPO or Deep Monte-Carlo, with learning curves and exact resume.
+
+Usage::
+
+    python -m training.learner.run --config configs/learner_gnoming.yaml            # a fresh run
+    python -m training.learner.run --config configs/learner_gnoming_long.yaml --for-seconds 3600   # one piece
+    python -m training.learner.run --resume checkpoints/learner_gnoming_long --for-seconds 3600    # the next piece
+    python -m training.learner.run --report checkpoints/learner_gnoming --final-games 1200       # evaluate a run
+
+A run directory ``checkpoints/<run_name>/`` holds ``latest.pt`` (weights,
+optimizer, config, counters, the numpy and torch random states and the curve
+so far: resuming continues exactly), ``curve.csv`` and ``curve.png`` (win
+share against each curve opponent, explained variance and entropy over
+training wall time and samples) and, at the end, ``report/`` with the final
+seat-rotated, paired-deal evaluation (:mod:`grinch_env.evaluation`).
+
+The budget (``max_seconds``) counts the training process's CPU time of rollouts
+and updates (one torch thread: CPU seconds are core-seconds; on a shared
+machine wall time is not compute); curve evaluations and checkpoint writes are
+not charged to it.  Wall time is logged beside it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from training.learner.algos import dmc_update, ppo_update
+from training.learner.config import LearnerConfig, load_config
+from training.learner.net import TokenNet
+from training.learner.rollout import LearnerAgent, collect, match_batch, tokens_module
+
+FORMAT = "grinch_learner_checkpoint_v1"
+LATEST = "latest.pt"  # the trainer's run-dir convention (training.checkpoint.LATEST)
+CURVE_FIELDS = ["iteration", "samples", "games", "train_seconds", "wall_seconds", "opponent", "win_share", "half_width",
+                "explained_variance", "entropy", "value_loss", "epsilon"]
+
+
+def build_net(cfg: LearnerConfig) -> TokenNet:
+    return TokenNet(**cfg.net.model_dump())
+
+
+def epsilon_at(cfg: LearnerConfig, samples: int) -> float:
+    """Return DMC's exploration after ``samples`` learner samples (linear decay)."""
+    d = cfg.dmc
+    frac = min(1.0, samples / d.epsilon_decay_samples)
+    return d.epsilon_start + frac * (d.epsilon_end - d.epsilon_start)
+
+
+class Trainer:
+    """One run's state: network, optimizer, random streams, counters and curve (everything ``latest.pt`` holds)."""
+
+    def __init__(self, cfg: LearnerConfig) -> None:
+        self.cfg = cfg
+        torch.manual_seed(cfg.seed)
+        self.rng = np.random.default_rng(cfg.seed)
+        self.net = build_net(cfg)
+        self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.learning_rate, eps=1e-5)
+        self.iteration = 0
+        self.samples = 0
+        self.games = 0
+        self.train_seconds = 0.0
+        self.curve: list[dict[str, Any]] = []
+        self.last_stats: dict[str, float] = {}
+        self.next_eval = 0.0
+        self.engine = cfg.spec.vector(num_envs=cfg.num_envs, num_players=cfg.num_players, seed=cfg.seed, reward_mode=cfg.reward_mode)
+
+    # ------------------------------------------------------------ checkpoint
+    def state(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT, "config": self.cfg.model_dump(), "model": self.net.state_dict(), "optimizer": self.opt.state_dict(),
+            "numpy_rng": self.rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
+            "iteration": self.iteration, "samples": self.samples, "games": self.games, "train_seconds": self.train_seconds,
+            "next_eval": self.next_eval, "curve": self.curve, "last_stats": self.last_stats,
+            "tokens_version": tokens_module(self.cfg.game).TOKENS_VERSION,
+        }
+
+    def save(self, path: Path | None = None) -> Path:
+        from training.checkpoint import atomic_torch_save
+
+        path = path or self.cfg.run_dir / LATEST
+        atomic_torch_save(self.state(), path)
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path, overrides: list[str] | None = None) -> Trainer:
+        """Return the trainer saved at ``path`` (a ``.pt`` or a run directory); ``overrides`` may change budgets (``max_seconds=...``)."""
+        path = Path(path)
+        if path.is_dir():
+            path = path / LATEST
+        if not path.is_file():
+            raise ValueError(f"cannot resume: {path} does not exist (give a run directory holding {LATEST} or the .pt file)")
+        ckpt = torch.load(path, map_location="cpu", weights_only=False)
+        if ckpt.get("format") != FORMAT:
+            raise ValueError(f"{path} is not a learner checkpoint (format {ckpt.get('format')!r}, expected {FORMAT!r})")
+        data = ckpt["config"]
+        want = tokens_module(data["game"]).TOKENS_VERSION
+        if ckpt.get("tokens_version", 1) != want:
+            raise ValueError(f"{path} was trained on tokens version {ckpt.get('tokens_version', 1)} of {data['game']}; this code encodes version {want}")
+        cfg = LearnerConfig.model_validate(data)
+        if overrides:
+            import yaml
+
+            from training.learner.config import _set
+
+            for item in overrides:
+                key, _, value = item.partition("=")
+                _set(data, key.strip(), yaml.safe_load(value))
+            cfg = LearnerConfig.model_validate(data)
+        t = cls(cfg)
+        t.net.load_state_dict(ckpt["model"])
+        t.opt.load_state_dict(ckpt["optimizer"])
+        t.rng.bit_generator.state = ckpt["numpy_rng"]
+        torch.set_rng_state(ckpt["torch_rng"])
+        for k in ("iteration", "samples", "games", "train_seconds", "next_eval", "curve", "last_stats"):
+            setattr(t, k, ckpt[k])
+        return t
+
+    # ------------------------------------------------------------ training
+    def step(self) -> dict[str, float]:
+        """Run one iteration: a rollout of ``num_envs`` complete games, then the family's update."""
+        cfg = self.cfg
+        start = time.process_time()
+        eps = epsilon_at(cfg, self.samples) if cfg.algo == "dmc" else 0.0
+        self.net.eval()
+        batch = collect(self.engine, self.net, cfg.game, cfg.algo, self.rng, epsilon=eps, gamma=cfg.ppo.gamma, gae_lambda=cfg.ppo.gae_lambda,
+                        credit=cfg.credit)
+        self.net.train()
+        update = ppo_update if cfg.algo == "ppo" else dmc_update
+        stats = update(self.net, self.opt, batch, cfg, self.rng)
+        self.net.eval()
+        self.iteration += 1
+        self.samples += len(batch.actions)
+        self.games += batch.games
+        self.train_seconds += time.process_time() - start  # CPU time: the machine is shared, so wall time is not compute
+        stats["epsilon"] = eps
+        stats["mean_abs_outcome"] = float(np.abs(batch.outcomes).mean())
+        stats["decisions_per_game"] = batch.steps / max(1, batch.games)
+        self.last_stats = stats
+        return stats
+
+    def evaluate_curve(self, wall: float) -> list[dict[str, Any]]:
+        """Add one curve point per opponent (batched, seat-rotated matches on fixed deals) and return them."""
+        cfg = self.cfg
+        rows = []
+        for i, opp in enumerate(cfg.eval.opponents):
+            win, hw = match_batch(self.net, cfg.game, cfg.algo, cfg.num_players, opp, cfg.eval.games, seed=10_000 * (cfg.seed + 1) + i,
+                                  reward_mode=cfg.reward_mode)
+            s = self.last_stats
+            rows.append({"iteration": self.iteration, "samples": self.samples, "games": self.games, "train_seconds": round(self.train_seconds, 2),
+                         "wall_seconds": round(wall, 2), "opponent": opp, "win_share": win, "half_width": hw,
+                         "explained_variance": s.get("explained_variance", float("nan")), "entropy": s.get("entropy", float("nan")),
+                         "value_loss": s.get("value_loss", float("nan")), "epsilon": s.get("epsilon", float("nan"))})
+        self.curve.extend(rows)
+        return rows
+
+    def done(self, max_iterations: int | None = None) -> bool:
+        cfg = self.cfg
+        return (self.train_seconds >= cfg.max_seconds or (cfg.max_samples is not None and self.samples >= cfg.max_samples)
+                or (max_iterations is not None and self.iteration >= max_iterations))
+
+
+def write_curve(curve: list[dict[str, Any]], run_dir: Path, title: str, parity: float | None = None) -> None:
+    """Write ``curve.csv`` and ``curve.png`` (win share with 95% bands, explained variance, entropy) into ``run_dir``."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    with open(run_dir / "curve.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=CURVE_FIELDS)
+        w.writeheader()
+        for row in curve:
+            w.writerow({k: row.get(k) for k in CURVE_FIELDS})
+    if not curve:
+        return
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4))
+    for opp in dict.fromkeys(r["opponent"] for r in curve):
+        rows = [r for r in curve if r["opponent"] == opp]
+        x = np.array([r["train_seconds"] for r in rows]) / 60
+        y = np.array([r["win_share"] for r in rows])
+        hw = np.array([r["half_width"] for r in rows])
+        axes[0].plot(x, y, marker="o", label=f"vs {opp}")
+        axes[0].fill_between(x, y - hw, y + hw, alpha=0.2)
+    if parity is not None:
+        axes[0].axhline(parity, color="grey", linestyle="--", linewidth=1, label=f"parity {parity:.2f}")
+    first = [r for r in curve if r["opponent"] == curve[0]["opponent"]]
+    x = np.array([r["train_seconds"] for r in first]) / 60
+    axes[1].plot(x, [r["explained_variance"] for r in first], marker="o")
+    axes[2].plot(x, [r["entropy"] for r in first], marker="o")
+    axes[0].set(xlabel="training CPU time (min, 1 thread)", ylabel="win share (learner in 1 seat)", title=title, ylim=(0, 1))
+    axes[0].legend()
+    axes[1].set(xlabel="training CPU time (min)", ylabel="explained variance", title="value/Q head vs returns")
+    axes[2].set(xlabel="training CPU time (min)", ylabel="entropy (nats)", title="policy entropy")
+    samples = [r["samples"] for r in first]
+    if len(samples) > 1:
+        axes[0].text(0.02, 0.95, f"{samples[-1]:,} samples", transform=axes[0].transAxes, va="top")
+    fig.tight_layout()
+    fig.savefig(run_dir / "curve.png", dpi=90)
+    plt.close(fig)
+
+
+def final_report(trainer: Trainer, games: int, seed: int = 4242) -> dict[str, Any]:
+    """Evaluate the network (deterministic choices) with the harness: seat-rotated, paired deals; write ``report/``."""
+    from grinch_env.evaluation.evaluate import evaluate
+
+    cfg = trainer.cfg
+    agent = LearnerAgent(trainer.net, cfg.game, cfg.algo, name=f"{cfg.run_name}")
+    out: dict[str, Any] = {}
+    report = cfg.run_dir / "report"
+    report.mkdir(parents=True, exist_ok=True)
+    for opp in cfg.eval.final_opponents or cfg.eval.opponents:
+        res = evaluate([agent] + [opp] * (cfg.num_players - 1), num_players=cfg.num_players, num_games=games, seed=seed, game=cfg.game)
+        a = res.per_agent[res.agents[0]]
+        out[opp] = {"games": games, "win_rate": a["win_rate"], "win_rate_ci": a["win_rate_ci"], "mean_score": a["mean_score"],
+                    "parity": 1.0 / cfg.num_players}
+        (report / f"vs_{opp}.txt").write_text(res.table() + "\n")
+        print(res.table(), flush=True)
+    (report / "summary.json").write_text(json.dumps(out, indent=2) + "\n")
+    return out
+
+
+def train(trainer: Trainer, for_seconds: float | None = None, max_iterations: int | None = None, quiet: bool = False,
+          curve: bool = True) -> Trainer:
+    """Train until the run's budget (or this piece's ``for_seconds``, or ``max_iterations``) is spent; save and return."""
+    cfg = trainer.cfg
+    torch.set_num_threads(cfg.torch_threads)
+    start = time.perf_counter()
+    piece_start = trainer.train_seconds
+    last_save = time.perf_counter()
+    title = f"{cfg.spec.title} {cfg.num_players}p, {cfg.algo}"
+    if curve and not trainer.curve:
+        trainer.evaluate_curve(0.0)
+        trainer.next_eval = cfg.eval.every_seconds
+    while not trainer.done(max_iterations):
+        if for_seconds is not None and trainer.train_seconds - piece_start >= for_seconds:
+            break
+        stats = trainer.step()
+        if not quiet:
+            print(f"it {trainer.iteration:4d} samples {trainer.samples:8d} games {trainer.games:6d} t {trainer.train_seconds:7.1f}s "
+                  + " ".join(f"{k} {v:.3g}" for k, v in stats.items()), flush=True)
+        if curve and trainer.train_seconds >= trainer.next_eval:
+            rows = trainer.evaluate_curve(time.perf_counter() - start)
+            trainer.next_eval += cfg.eval.every_seconds
+            write_curve(trainer.curve, cfg.run_dir, title, parity=1.0 / cfg.num_players)
+            if not quiet:
+                print("  curve: " + ", ".join(f"vs {r['opponent']} {r['win_share']:.3f}±{r['half_width']:.3f}" for r in rows), flush=True)
+        if time.perf_counter() - last_save >= cfg.save_every_seconds:
+            trainer.save()
+            last_save = time.perf_counter()
+    if curve and trainer.done(max_iterations) and trainer.curve and trainer.curve[-1]["iteration"] != trainer.iteration:
+        trainer.evaluate_curve(time.perf_counter() - start)
+    trainer.save()
+    if curve:
+        write_curve(trainer.curve, cfg.run_dir, title, parity=1.0 / cfg.num_players)
+    return trainer
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m training.learner.run", description=__doc__.split("\n\n")[0])
+    p.add_argument("--config", help="a configs/learner_*.yaml file (a fresh run)")
+    p.add_argument("--resume", metavar="RUN_DIR", help="continue the run saved in RUN_DIR (or a latest.pt) exactly")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a config key (dotted, e.g. algo=dmc)")
+    p.add_argument("--for-seconds", type=float, help="stop this piece after this much training time (resume later)")
+    p.add_argument("--final-games", type=int, help="games per opponent in the final report (default: eval.final_games)")
+    p.add_argument("--report", metavar="RUN_DIR", help="only evaluate the network saved in RUN_DIR (seat-rotated, paired deals) and write RUN_DIR/report/")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.report:
+        trainer = Trainer.load(args.report)
+        torch.set_num_threads(trainer.cfg.torch_threads)
+        final_report(trainer, trainer.cfg.eval.final_games if args.final_games is None else args.final_games)
+        return 0
+    if bool(args.config) == bool(args.resume):
+        print("error: give exactly one of --config (a fresh run) or --resume RUN_DIR", file=sys.stderr)
+        return 2
+    if args.resume:
+        trainer = Trainer.load(args.resume, args.set)
+    else:
+        cfg = load_config(args.config, args.set)
+        if (cfg.run_dir / LATEST).exists():
+            print(f"error: {cfg.run_dir / LATEST} exists: resume it with --resume {cfg.run_dir}, or pick another run_name (--set run_name=...)",
+                  file=sys.stderr)
+            return 2
+        trainer = Trainer(cfg)
+        cfg.run_dir.mkdir(parents=True, exist_ok=True)
+        import yaml
+
+        (cfg.run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.model_dump(), sort_keys=False))
+    train(trainer, for_seconds=args.for_seconds)
+    games = trainer.cfg.eval.final_games if args.final_games is None else args.final_games
+    if trainer.done() and games > 0:
+        final_report(trainer, games)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
