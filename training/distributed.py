@@ -79,6 +79,32 @@ def init_ray(address: str = "local", num_cpus: int | None = None, object_store_m
     import training
 
     packages = [os.path.dirname(grinch_env.__file__), os.path.dirname(training.__file__)]
+    # ray.init installs its own SIGTERM handler (exit at once); the trainers' handlers (finish the update, save) are put back after it.
+    handlers = _signal_handlers()
+    try:
+        _connect(ray, address, packages, num_cpus, object_store_mb)
+    finally:
+        _restore_signal_handlers(handlers)
+
+
+def _signal_handlers() -> dict[int, Any]:
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    return {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+
+def _restore_signal_handlers(handlers: dict[int, Any]) -> None:
+    import signal
+
+    for sig, handler in handlers.items():
+        if handler is not None:
+            signal.signal(sig, handler)
+
+
+def _connect(ray: Any, address: str, packages: list[str], num_cpus: int | None, object_store_mb: int | None) -> None:
     if address == "local":
         # Workers import this checkout's packages (not whichever copy site-packages points at).
         root = os.path.dirname(packages[0])
@@ -92,7 +118,13 @@ def init_ray(address: str = "local", num_cpus: int | None = None, object_store_m
         )
     else:
         # A cluster's nodes get this checkout's packages shipped with the job (nothing to install on them but the dependencies).
-        ray.init(address=address, runtime_env={"py_modules": packages})
+        try:
+            ray.init(address=address, runtime_env={"py_modules": packages})
+        except ConnectionError as err:
+            where = "no Ray cluster is running on this machine" if address == "auto" else f"no Ray cluster answers at {address!r}"
+            raise ValueError(f"distributed.address {address!r}: {where} ({str(err).splitlines()[0]}). Start one with `ray start --head` "
+                             "(then address: auto), give the head node's address (host:6379 or ray://host:10001), "
+                             "or set distributed.address: local for a private instance on this machine") from None
 
 
 class _Worker:

@@ -112,6 +112,16 @@ def make_agent(
         return agent
     if os.path.exists(spec):
         return _load_checkpoint(spec, seed, num_players, spec_game.name)
+    path, sep, tail = spec.rpartition(":")
+    if sep and os.path.exists(path):  # a checkpoint path with options: only trust=1 (opting in to unpickling an SB3 .zip or RLlib checkpoint)
+        _, path_options = parse_spec(f"x:{tail}")
+        unknown = sorted(set(path_options) - {"trust"})
+        if unknown:
+            raise ValueError(f"checkpoint spec {spec!r}: unknown option(s) {unknown}; a checkpoint path takes only trust=1 "
+                             "(load an SB3 .zip or RLlib checkpoint, which unpickles code: only for files you trust)")
+        if path_options.get("trust") not in (0, 1):
+            raise ValueError(f"checkpoint spec {spec!r}: trust must be 0 or 1, got {path_options.get('trust')!r}")
+        return _load_checkpoint(path, seed, num_players, spec_game.name, trust=bool(path_options["trust"]))
     raise ValueError(
         f"unknown agent {spec!r} for {spec_game.title}: use one of {sorted(classes)} (with options as name:key=value, e.g. "
         f"{sorted(classes)[0]}:samples=32) or an existing checkpoint path"
@@ -128,16 +138,35 @@ def _loaders() -> list[CheckpointLoader]:
     return CHECKPOINT_LOADERS
 
 
-def _load_checkpoint(path: str, seed: int | None, num_players: int | None, game: str) -> Agent:
+TRUST_ENV = "GRINCH_ENV_TRUST_CHECKPOINTS"
+
+
+def trust_checkpoints(enabled: bool = True) -> None:
+    """Allow (or forbid again) loading SB3 ``.zip`` and RLlib checkpoints, which unpickle Python objects: what ``--trust-checkpoint`` does.
+
+    It is an environment variable, so that worker processes (evaluation pools) inherit it.
+    """
+    if enabled:
+        os.environ[TRUST_ENV] = "1"
+    else:
+        os.environ.pop(TRUST_ENV, None)
+
+
+def _load_checkpoint(path: str, seed: int | None, num_players: int | None, game: str, trust: bool = False) -> Agent:
+    import inspect
+
     loaders = _loaders()
     if not loaders:
         raise ValueError(f"cannot load checkpoint {path!r}: no checkpoint loader is installed (install grinch_env[train] for torch checkpoints)")
     errors = []
     for loader in loaders:
         try:
-            agent = loader(path, seed=seed)
+            takes_trust = "trust" in inspect.signature(loader).parameters
+            agent = loader(path, seed=seed, trust=trust) if takes_trust else loader(path, seed=seed)
             break
         except Exception as exc:  # missing, truncated or foreign files raise many kinds of errors
+            if type(exc).__name__ == "UntrustedCheckpointError":
+                raise ValueError(str(exc)) from None  # the reason and the opt-in, not a list of every loader's complaint
             errors.append(str(exc))
     else:
         raise ValueError(f"cannot load checkpoint {path!r}: {'; '.join(errors)}")
@@ -161,5 +190,5 @@ def _supports(supported: Any, num_players: int) -> bool:
 
 __all__ = [
     "AGENT_CLASSES", "CHECKPOINT_LOADERS", "Agent", "BaseAgent", "ExpectimaxAgent", "GreedyAgent", "RandomAgent", "View",
-    "decode", "legal_actions", "make_agent", "parse_spec", "register_checkpoint_loader", "split_specs",
+    "decode", "legal_actions", "make_agent", "parse_spec", "register_checkpoint_loader", "split_specs", "trust_checkpoints",
 ]
