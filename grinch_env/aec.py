@@ -417,8 +417,7 @@ def _bad_action_message(action: Any, agent: str, dead: bool, num_actions: int) -
     if action is None:
         return f"action is not in action space: None is only for a terminated agent; {agent} is to act: give an int in 0..{num_actions - 1}"
     kind = "bool: a bool is not an action" if isinstance(action, (bool, np.bool_)) else type(action).__name__
-    return (f"action is not in action space: got {action!r} ({kind}) for {agent}; allowed: an int in 0..{num_actions - 1} (Discrete({num_actions})), "
-            "a numpy integer or a 0-d integer array")
+    return f"action is not in action space: got {action!r} ({kind}) for {agent}; allowed: an int in 0..{num_actions - 1} (Discrete({num_actions}))"
 
 
 def log_to_json(log: Iterable[tuple[str, int]], seed: int | None = None, **env_kwargs: Any) -> str:

@@ -100,6 +100,36 @@ def atomic_torch_save(obj: Any, path: str | Path) -> None:
     atomic_write_bytes(path, buffer.getvalue())
 
 
+def save_verified(obj: Any, path: str | Path) -> None:
+    """Write ``obj`` (``torch.save``) to ``path`` durably, with a sidecar ``<name>.sha256`` that :func:`load_checkpoint` checks.
+
+    Two-phase, so that a crash at any instant leaves a file its sidecar accepts: the sidecar first lists the old
+    and the new file's SHA-256, then the file is replaced, then the sidecar lists the new one only.
+    """
+    path = Path(path)
+    buffer = io.BytesIO()
+    torch.save(obj, buffer)
+    data = buffer.getvalue()
+    new = hashlib.sha256(data).hexdigest()
+    sidecar = _sidecar(path)
+    old = [d for d in _sidecar_sums(sidecar) if path.is_file() and d == sha256_file(path)]
+    atomic_write_bytes(sidecar, json.dumps(sorted({*old, new})).encode())
+    atomic_write_bytes(path, data)
+    atomic_write_bytes(sidecar, json.dumps([new]).encode())
+
+
+def _sidecar(path: Path) -> Path:
+    return path.with_name(path.name + ".sha256")
+
+
+def _sidecar_sums(sidecar: Path) -> list[str]:
+    try:
+        sums = json.loads(sidecar.read_text())
+    except (OSError, ValueError):
+        return []
+    return [d for d in sums if isinstance(d, str)] if isinstance(sums, list) else []
+
+
 def sha256_file(path: str | Path) -> str:
     """Return the hex SHA-256 of the file at ``path``."""
     digest = hashlib.sha256()
@@ -342,16 +372,11 @@ class GracefulStop:
 
 
 def rng_states(np_rng: np.random.Generator | None = None) -> dict[str, Any]:
-    """Return the python, numpy (the trainer's generator and the legacy global one) and torch random states."""
-    states = {"python": random.getstate(), "numpy_global": _np_global_state(), "torch": torch.get_rng_state()}
+    """Return the python, numpy (the trainer's generator: nothing here draws from numpy's global one) and torch random states."""
+    states = {"python": random.getstate(), "torch": torch.get_rng_state()}
     if np_rng is not None:
         states["numpy"] = np_rng.bit_generator.state
     return states
-
-
-def _np_global_state() -> dict[str, Any]:
-    name, keys, pos, has_gauss, cached = np.random.get_state()
-    return {"name": name, "keys": torch.from_numpy(keys.astype(np.int64)), "pos": int(pos), "has_gauss": int(has_gauss), "cached": float(cached)}
 
 
 def restore_rng_states(states: dict[str, Any], np_rng: np.random.Generator | None = None) -> None:
@@ -359,9 +384,6 @@ def restore_rng_states(states: dict[str, Any], np_rng: np.random.Generator | Non
     random.setstate(_as_tuple(states["python"]))
     if np_rng is not None:
         np_rng.bit_generator.state = states["numpy"]
-    g = states.get("numpy_global")
-    if g is not None:
-        np.random.set_state((g["name"], g["keys"].numpy().astype(np.uint32), g["pos"], g["has_gauss"], g["cached"]))
     torch.set_rng_state(states["torch"])
 
 
@@ -429,7 +451,13 @@ def validate_checkpoint(ckpt: Any, path: str | Path) -> dict[str, Any]:
 
 
 def _check_against_manifests(path: Path) -> None:
-    """Refuse ``latest.pt`` (or a state file) of a run directory with manifests when no manifest records its SHA-256."""
+    """Refuse a file whose sidecar ``.sha256`` does not list its SHA-256, and ``latest.pt`` (or a state file) of a run directory with manifests when no manifest records it."""
+    sidecar = _sidecar(path)
+    if sidecar.is_file():
+        sums = _sidecar_sums(sidecar)
+        if sha256_file(path) not in sums:
+            raise CheckpointError(f"checkpoint {str(path)!r} does not match the SHA-256 in {sidecar.name}" + (" (unreadable)" if not sums else "")
+                                  + ": it was altered, truncated or corrupted after it was written")
     run_dir = path.parent.parent if path.parent.name == STATE_DIR else path.parent
     if path.name != LATEST and path.parent.name != STATE_DIR:
         return
@@ -598,7 +626,7 @@ __all__ = [
     "BEST", "LATEST", "STATE_DIR", "CheckpointError", "GracefulStop", "Interrupted", "PolicyAgent", "SB3Agent", "UntrustedCheckpointError",
     "atomic_torch_save", "atomic_write_bytes", "check_network", "committed_checkpoints", "load_agent", "load_checkpoint", "load_latest",
     "load_verified_tensors", "load_weights", "make_checkpoint", "model_from_checkpoint", "remove_orphan_tmp", "resolve_checkpoint",
-    "restore_rng_states", "rng_states", "save_checkpoint", "sha256_file", "tensors_sha256", "validate_checkpoint", "verify_manifest",
+    "restore_rng_states", "rng_states", "save_checkpoint", "save_verified", "sha256_file", "tensors_sha256", "validate_checkpoint", "verify_manifest",
 ]
 
 

@@ -42,6 +42,7 @@ import argparse
 import json
 import multiprocessing
 import pickle
+import random
 import sys
 import time
 from pathlib import Path
@@ -57,7 +58,6 @@ from training.checkpoint import (
     GracefulStop,
     Interrupted,
     PolicyAgent,
-    atomic_torch_save,
     atomic_write_bytes,
     committed_checkpoints,
     load_latest,
@@ -66,6 +66,7 @@ from training.checkpoint import (
     restore_rng_states,
     rng_states,
     save_checkpoint,
+    save_verified,
     validate_checkpoint,
 )
 from training.config import DistillConfig, add_run_arguments, config_differences, load_config
@@ -313,6 +314,7 @@ def _check_config_yaml(cfg: DistillConfig, run_dir: Path, override: bool) -> Non
 def run(cfg: DistillConfig, run_dir: Path, progress: bool = True, override_config: bool = False) -> tuple[PolicyValueNet, list[dict[str, Any]]]:
     """Run every round not yet done (resuming after the newest verified round checkpoint); write ``best.pt`` after each; return the student and the per-round log."""
     torch.set_num_threads(cfg.torch_threads)
+    random.seed(cfg.seed)  # nothing here draws from it today; seeded and checkpointed so that nothing ever could differ on resume
     torch.manual_seed(cfg.seed)
     run_dir.mkdir(parents=True, exist_ok=True)
     _check_config_yaml(cfg, run_dir, override_config)
@@ -382,8 +384,8 @@ def _one_round(cfg: DistillConfig, run_dir: Path, net: PolicyValueNet, merged: d
     tqdm.write(f"round {r}: {entry['decisions']} decisions ({entry['total_decisions']} in all), held-out agreement with "
                f"{cfg.teacher} {metrics['agreement']:.3f}, value MSE {metrics['value_mse']:.4f}; data {t1 - t0:.0f} s, training {t2 - t1:.0f} s")
     ckpt = make_checkpoint(net, cfg.model_dump(), None, update=0, env_steps=0, learner_steps=int(len(merged["action"])), distill_log=log)
-    atomic_torch_save(ckpt, run_dir / BEST)
-    atomic_torch_save(ckpt, run_dir / f"round_{r}.pt")  # each round's student, to compare rounds
+    save_verified(ckpt, run_dir / BEST)
+    save_verified(ckpt, run_dir / f"round_{r}.pt")  # each round's student, to compare rounds
     label = f"the student after round {r + 1} of {cfg.rounds}"
     save_checkpoint(run_dir, {**ckpt, "round": r, "rng": rng_states(), "label": label},
                     [f"{DATA_DIR}/{round_file(run_dir, k).name}" for k in range(r + 1)], label=label)

@@ -56,6 +56,7 @@ from training.checkpoint import (
     restore_rng_states,
     rng_states,
     save_checkpoint,
+    save_verified,
     validate_checkpoint,
 )
 from training.config import (
@@ -130,7 +131,7 @@ class Trainer:
         snapshot files and config.yaml under one SHA-256 manifest; snapshots that left the pool are deleted only after it.
         """
         if name == BEST:
-            atomic_torch_save(self.state(with_optimizer=False), self.run_dir / BEST)
+            save_verified(self.state(with_optimizer=False), self.run_dir / BEST)
             return self.run_dir / BEST
         if label is None:
             label = f"update {self.update} of {self.cfg.total_updates} (saved every {self.cfg.save_every})"
@@ -398,7 +399,7 @@ def _load_for_resume(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str
     """Return ``(checkpoint, manifest or None, file it came from, run directory it came from)`` for ``--resume``."""
     source_dir, single = _resume_source(args)
     if single is None and committed_checkpoints(source_dir):
-        ckpt, info = load_latest(source_dir, report=print)
+        ckpt, info = load_latest(source_dir, report=lambda line: print(line, file=sys.stderr))  # which checkpoint, and why a newer one was skipped
         return ckpt, info, source_dir / info["state"], source_dir
     ckpt_file = resume_file(single if single is not None else source_dir, args.report_only)
     return load_checkpoint(ckpt_file), None, ckpt_file, ckpt_file.parent

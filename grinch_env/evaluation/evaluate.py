@@ -310,6 +310,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--bonus-layout", default="standard", choices=["standard", "none"], help="bonus card layout (grinch only)")
     parser.add_argument("--out", default=None, help="directory for results.json, table.txt and plots")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.add_argument("--trust-checkpoint", action="store_true", help="load SB3 .zip and RLlib checkpoints among the agents: they are unpickled, which can run code, so only for files you trust "
+                        "(or add trust=1 to that agent's spec: PATH.zip:trust=1); our .pt checkpoints need no opt-in")
     return parser
 
 
@@ -318,6 +320,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     spec = get_game(args.game)
     specs = split_specs(args.agents)
+    if args.trust_checkpoint:
+        from grinch_env.agents import trust_checkpoints
+
+        trust_checkpoints()  # an environment variable: the worker processes inherit it
     try:
         if args.league:
             specs = league_specs(args.league) + specs

@@ -247,7 +247,13 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
     parser.add_argument("--opponents", default="search", help="comma-separated agent specs (random, greedy, search), from your left")
     parser.add_argument("--seed", type=int, default=None, help="deal and agent seed (default: random)")
     parser.add_argument("--seat", type=int, default=0, help="your seat (default 0, the first player)")
+    parser.add_argument("--trust-checkpoint", action="store_true", help="load SB3 .zip and RLlib checkpoints among the agents: they are unpickled, which can run code, so only for files you trust "
+                        "(or add trust=1 to that agent's spec: PATH.zip:trust=1); our .pt checkpoints need no opt-in")
     args = parser.parse_args(argv)
+    if args.trust_checkpoint:
+        from grinch_env.agents import trust_checkpoints
+
+        trust_checkpoints()
     try:
         play(args.players, split_specs(args.opponents), args.seed, args.seat,
              stdin or sys.stdin, stdout or sys.stdout)
