@@ -108,6 +108,7 @@ class Trainer:
         self.writer = None
         self.evaluator: Callable[..., dict[str, Any]] = evaluate_against
         self._fresh = True  # no checkpoint loaded or saved yet
+        self._saved_update = -1  # the update the newest resume checkpoint holds
 
     # ------------------------------------------------------------ checkpoints
     def state(self, with_optimizer: bool = True) -> dict[str, Any]:
@@ -142,6 +143,7 @@ class Trainer:
         save_checkpoint(self.run_dir, state, snapshots, label=label, gc_dirs=(SNAPSHOT_DIR,), keep=1 if self._fresh else 2,
                         extra_text={"config.yaml": yaml.safe_dump(self.cfg.model_dump(), sort_keys=False)})
         self._fresh = False
+        self._saved_update = self.update
         return self.run_dir / LATEST
 
     def init_weights(self, path: str | Path) -> None:
@@ -193,6 +195,7 @@ class Trainer:
             self.pool.add_snapshot(name, weights)
         restore_rng_states(ckpt["rng"], self.rng)
         self._fresh = False
+        self._saved_update = self.update
 
     # ------------------------------------------------------------------ loop
     def train(self, stop_after: int | None = None) -> None:
@@ -235,7 +238,8 @@ class Trainer:
         elapsed = time.perf_counter() - start_time
         if self.env_steps > start_steps:
             tqdm.write(f"trained {self.env_steps - start_steps} env steps in {elapsed:.0f} s: {(self.env_steps - start_steps) / elapsed:.0f} steps/s (evaluations included)")
-        self.save()
+        if self._saved_update != self.update:  # the last update's own periodic save is this checkpoint already
+            self.save()
         if not (self.run_dir / BEST).exists():
             self.save(BEST)  # no periodic evaluation picked one: the final weights are the best we know
         if self.writer is not None:
