@@ -123,6 +123,22 @@ def run_and_signal(cmd: list[str], delay: float, signum: int, timeout: float = 9
         return rc, out.read(), running
 
 
+def run_and_signal_after_checkpoint(cmd: list[str], run_dir: Path, seq: int, signum: int, timeout: float = 900) -> tuple[int, str]:
+    """Start ``cmd``, send ``signum`` as soon as its checkpoint number ``seq`` is committed; return (exit status, output)."""
+    with tempfile.TemporaryFile("w+") as out:
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=_env(), stdout=out, stderr=subprocess.STDOUT, text=True)
+        deadline = time.monotonic() + timeout
+        while not (run_dir / f"manifest_{seq:06d}.json").exists():
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                raise RuntimeError(f"{cmd} ended or timed out before checkpoint {seq}")
+            time.sleep(0.02)
+        proc.send_signal(signum)
+        rc = proc.wait(timeout=timeout)
+        out.seek(0)
+        return rc, out.read()
+
+
 def resume_to_end(family: Family, run_dir: Path, attempts: int = 3) -> tuple[int, str]:
     """Resume (or rerun) until the run completes; return the last exit status and every attempt's output."""
     logs = []
