@@ -9,8 +9,9 @@ seconds, the harness
 
 1. runs the command once without interruption (the reference) and times it;
 2. for each kill point, starts the same command in a fresh run directory,
-   sends SIGKILL, SIGTERM or SIGINT after a random delay drawn over the
-   reference run's duration, then resumes it (``python -m training.train
+   picks a random stretch of it (start to first checkpoint, or one checkpoint
+   to the next, as the reference's progress marks show) and sends SIGKILL,
+   SIGTERM or SIGINT at a random instant within it, then resumes it (``python -m training.train
    --resume RUN_DIR`` for PPO, the same command again for distillation and
    expert iteration, which pick up their checkpoints) until it completes;
 3. compares the final state with the reference: every tensor of the weights
@@ -108,6 +109,53 @@ def run_to_end(cmd: list[str], timeout: float = 900) -> tuple[int, str, float]:
     return proc.returncode, proc.stdout + proc.stderr, time.perf_counter() - t0
 
 
+def _progress(run_dir: Path, seen: set[str]) -> int:
+    """Return how far a run has got: 0 once it wrote its config.yaml, then one more per checkpoint it committed (manifests in any subdirectory)."""
+    if run_dir.is_dir():
+        seen.update(str(p) for p in run_dir.rglob("manifest_*.json"))
+    return (1 if (run_dir / "config.yaml").exists() else 0) + len(seen) - 1
+
+
+def run_watching(cmd: list[str], run_dir: Path, timeout: float = 900) -> tuple[int, str, list[float]]:
+    """Run ``cmd`` to its end; return (exit status, output, seconds at which progress 0, 1, 2, ... was reached)."""
+    seen: set[str] = set()
+    times: list[float] = []
+    with tempfile.TemporaryFile("w+") as out:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=_env(), stdout=out, stderr=subprocess.STDOUT, text=True)
+        while proc.poll() is None:
+            while _progress(run_dir, seen) >= len(times):
+                times.append(time.perf_counter() - t0)
+            time.sleep(0.02)
+        end = time.perf_counter() - t0
+        while _progress(run_dir, seen) >= len(times):  # what the last moments committed
+            times.append(end)
+        out.seek(0)
+        return proc.returncode, out.read(), times + [end]
+
+
+def run_and_signal_at(cmd: list[str], run_dir: Path, progress: int, delay: float, signum: int, timeout: float = 900) -> tuple[int, str, bool]:
+    """Start ``cmd``; once it reached ``progress`` (see :func:`_progress`), wait ``delay`` seconds and send ``signum``.
+
+    Return (exit status, output, whether it was still running when signalled).
+    """
+    seen: set[str] = set()
+    with tempfile.TemporaryFile("w+") as out:
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=_env(), stdout=out, stderr=subprocess.STDOUT, text=True)
+        deadline = time.monotonic() + timeout
+        while proc.poll() is None and _progress(run_dir, seen) < progress and time.monotonic() < deadline:
+            time.sleep(0.02)
+        try:
+            proc.wait(timeout=delay)
+            running = False
+        except subprocess.TimeoutExpired:
+            running = True
+            proc.send_signal(signum)
+        rc = proc.wait(timeout=timeout)
+        out.seek(0)
+        return rc, out.read(), running
+
+
 def run_and_signal(cmd: list[str], delay: float, signum: int, timeout: float = 900) -> tuple[int, str, bool]:
     """Start ``cmd``, send ``signum`` after ``delay`` seconds; return (exit status, output, whether it was still running when signalled)."""
     with tempfile.TemporaryFile("w+") as out:
@@ -201,42 +249,50 @@ def differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
 
 
 # ------------------------------------------------------------------ kill points
-def kill_points(families: list[Family], per_signal: int, seed: int, work: Path, log: Any = print) -> dict[str, Any]:
+def kill_points(families: list[Family], per_signal: int, seed: int, work: Path, log: Any = None) -> dict[str, Any]:
     """Run the references, then ``per_signal`` kill points per signal spread over ``families``; return the records."""
+    log = log or (lambda line: print(line, flush=True))
     rng = np.random.default_rng(seed)
     refs: dict[str, dict[str, Any]] = {}
     for fam in families:
         run_dir = work / fam.name / "reference"
         shutil.rmtree(run_dir, ignore_errors=True)
-        rc, out, seconds = run_to_end(fam.command(run_dir))
+        rc, out, times = run_watching(fam.command(run_dir), run_dir)
         if rc != 0:
             raise RuntimeError(f"reference run of {fam.name} failed ({rc}):\n{out[-3000:]}")
-        refs[fam.name] = {"state": final_state(fam, run_dir), "seconds": seconds, "dir": run_dir}
-        log(f"reference {fam.name}: {seconds:.1f} s, {len(refs[fam.name]['state'])} values compared")
+        refs[fam.name] = {"state": final_state(fam, run_dir), "seconds": times[-1], "times": times, "dir": run_dir}
+        log(f"reference {fam.name}: {times[-1]:.1f} s, {len(refs[fam.name]['state'])} values compared, progress marks at "
+            + ", ".join(f"{t:.1f}" for t in times[:-1]) + " s")
     records = []
     for sig_name, signum in SIGNALS.items():
         for i in range(per_signal):
             fam = families[i % len(families)]
             ref = refs[fam.name]
-            delay = float(rng.uniform(0.15, 1.0) * ref["seconds"])
+            # A random stretch of the run: from its start (progress 0: config written) or one of its checkpoints to the next
+            # mark, and a random instant within it, timed as the reference took it (so the signal lands inside the run,
+            # however loaded the machine is: a kill timed from the process start mostly landed after its end).
+            times = ref["times"]
+            stretch = int(rng.integers(len(times) - 1))
+            delay = float(rng.uniform(0.0, 1.0) * (times[stretch + 1] - times[stretch]))
             run_dir = work / fam.name / f"{sig_name}_{i:02d}"
             shutil.rmtree(run_dir, ignore_errors=True)
-            rc, out, running = run_and_signal(fam.command(run_dir), delay, signum)
+            rc, out, running = run_and_signal_at(fam.command(run_dir), run_dir, stretch, delay, signum)
             graceful = running and signum in GRACEFUL and rc == GRACEFUL[signum]
             said_how = "resume" in out if graceful else None
             stopped = [line for line in out.splitlines() if line.startswith(("SIGINT", "SIGTERM", "interrupted"))]
             rrc, rout = resume_to_end(fam, run_dir)
             diff = differences(final_state(fam, run_dir), ref["state"]) if rrc == 0 else ["<resume failed>"]
-            record = {"family": fam.name, "signal": sig_name, "delay_s": round(delay, 2), "signalled_while_running": running, "exit": rc,
+            record = {"family": fam.name, "signal": sig_name, "after_progress": stretch, "delay_s": round(delay, 2), "signalled_while_running": running, "exit": rc,
                       "graceful_exit": graceful, "printed_resume_command": said_how, "message": stopped[-1] if stopped else "",
                       "resume_exit": rrc, "mismatches": len(diff), "differing": diff[:10]}
             if rrc != 0:
                 record["resume_output"] = rout[-2000:]
             records.append(record)
-            log(f"{sig_name} #{i} {fam.name}: delay {delay:.1f} s, exit {rc}, resumed {rrc}, {len(diff)} mismatches"
+            log(f"{sig_name} #{i} {fam.name}: {delay:.1f} s after progress mark {stretch}, exit {rc}, resumed {rrc}, {len(diff)} mismatches"
                 + (f" {diff[:5]}" if diff else "") + (f"  [{stopped[-1][:110]}]" if stopped else ""))
             shutil.rmtree(run_dir, ignore_errors=True)
-    return {"references": {k: {"seconds": round(v["seconds"], 1), "values": len(v["state"])} for k, v in refs.items()}, "points": records,
+    return {"references": {k: {"seconds": round(v["seconds"], 1), "values": len(v["state"]), "progress_marks_s": [round(t, 1) for t in v["times"][:-1]]}
+                           for k, v in refs.items()}, "points": records,
             "reference_dirs": {k: str(v["dir"]) for k, v in refs.items()}}
 
 
@@ -288,8 +344,9 @@ def _probe(run_dir: Path, rel: str, module: str) -> tuple[str, str]:
     return ("detected" if name in message and "skipped" in message else "loaded"), message
 
 
-def corruption_checks(reference_dirs: dict[str, str], seed: int, work: Path, log: Any = print) -> list[dict[str, Any]]:
+def corruption_checks(reference_dirs: dict[str, str], seed: int, work: Path, log: Any = None) -> list[dict[str, Any]]:
     """Corrupt copies of the reference run directories (see the module docstring); return one record per corruption."""
+    log = log or (lambda line: print(line, flush=True))
     rng = np.random.default_rng(seed + 1)
     records = []
     for fam_name, module in (("selfplay_snapshots", "training.train"), ("distill_dagger", "training.distill")):
@@ -329,11 +386,14 @@ def summarise(result: dict[str, Any]) -> str:
     lines = [f"kill points: {len(points)}; mismatches: {sum(p['mismatches'] > 0 for p in points)}; resumes that failed: {sum(p['resume_exit'] != 0 for p in points)}"]
     for sig in SIGNALS:
         mine = [p for p in points if p["signal"] == sig]
-        lines.append(f"  {sig}: {len(mine)} points, {sum(p['mismatches'] > 0 for p in mine)} mismatches, "
-                     f"{sum(p['graceful_exit'] for p in mine)} graceful exits (130/143) all printing the resume command: "
-                     f"{all(p['printed_resume_command'] for p in mine if p['graceful_exit'])}, "
-                     f"{sum(not p['signalled_while_running'] for p in mine)} finished before the signal, "
-                     f"{sum(p['signalled_while_running'] and not p['graceful_exit'] for p in mine)} signalled during start-up or killed")
+        running = sum(p["signalled_while_running"] for p in mine)
+        line = (f"  {sig}: {len(mine)} points, {sum(p['mismatches'] > 0 for p in mine)} mismatches, {running} landed while the run was running, "
+                f"{len(mine) - running} after it had finished")
+        if sig != "SIGKILL":
+            graceful = [p for p in mine if p["graceful_exit"]]
+            line += (f"; {len(graceful)} graceful exits ({GRACEFUL[SIGNALS[sig]]}), every one printing the resume command: "
+                     f"{all(p['printed_resume_command'] for p in graceful)}; {running - len(graceful)} signalled before the handlers were installed")
+        lines.append(line)
     fams = sorted({p["family"] for p in points})
     lines.append("  per family: " + ", ".join(f"{f} {sum(p['family'] == f for p in points)} ({sum(p['family'] == f and p['mismatches'] > 0 for p in points)} mismatches)" for f in fams))
     verdicts: dict[str, int] = {}
