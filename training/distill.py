@@ -99,7 +99,8 @@ def _init_worker(cfg_dict: dict[str, Any], round_index: int, student_state: byte
     _WORKER["round"] = round_index
     _WORKER["teachers"] = [make_agent(cfg.teacher, num_players=None, game=cfg.game) for _ in range(cfg.spec.max_players)]
     if student_state is not None:
-        net = build_student(cfg)
+        with torch.random.fork_rng(devices=[]):  # a worker's net (its weights are overwritten) must not draw from the trainer's torch stream
+            net = build_student(cfg)
         net.load_state_dict(pickle.loads(student_state))
         net.eval()
         _WORKER["student"] = PolicyAgent(net, name="student", deterministic=False)
