@@ -63,3 +63,17 @@ def test_a_corrupted_data_round_is_detected_and_the_previous_round_resumes(refer
     lines = []
     state, info = load_latest(run_dir, report=lines.append)
     assert state["round"] == 1 and "skipped newer manifest_000003.json: data/round_2.npz has" in lines[0]
+
+
+def test_a_distillation_stopped_after_saving_a_data_round_but_before_its_checkpoint_ends_on_the_same_state(references, tmp_path):
+    import shutil
+
+    run_dir = tmp_path / "run"
+    shutil.copytree(references["distill"][0], run_dir)
+    # As a kill right after round 3's data were written leaves it: that round's checkpoint never committed.
+    (run_dir / "manifest_000003.json").unlink()
+    (run_dir / "resume" / "state_000003.pt").unlink()
+    rc, log = fi.resume_to_end(DISTILL, run_dir)
+    assert rc == 0 and "resuming" in log, log[-2000:]
+    # The reused data round must not skip a draw from torch's stream that playing it made (the random states are compared too).
+    assert fi.differences(fi.final_state(DISTILL, run_dir), references["distill"][1]) == []
