@@ -392,7 +392,7 @@ def summarise(result: dict[str, Any]) -> str:
         if sig != "SIGKILL":
             graceful = [p for p in mine if p["graceful_exit"]]
             line += (f"; {len(graceful)} graceful exits ({GRACEFUL[SIGNALS[sig]]}), every one printing the resume command: "
-                     f"{all(p['printed_resume_command'] for p in graceful)}; {running - len(graceful)} signalled before the handlers were installed")
+                     f"{all(p['printed_resume_command'] for p in graceful)}; {running - len(graceful)} landed outside the handled loop (imports, or the final writes after the last checkpoint)")
         lines.append(line)
     fams = sorted({p["family"] for p in points})
     lines.append("  per family: " + ", ".join(f"{f} {sum(p['family'] == f for p in points)} ({sum(p['family'] == f and p['mismatches'] > 0 for p in points)} mismatches)" for f in fams))

@@ -24,9 +24,11 @@ and policy constructor.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import os
+import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -277,21 +279,38 @@ def merge_rollouts(parts: Sequence[Any]) -> Any:
     return type(first)(**merged)
 
 
+@contextlib.contextmanager
+def _own_python_random() -> Any:
+    """Keep Ray's draws from python's global ``random`` (ids, retry jitter) out of the trainer's stream, which checkpoints save.
+
+    Without it, a resumed run (which starts Ray at another point of that stream) ended on another python random state.
+    """
+    state = random.getstate()
+    try:
+        yield
+    finally:
+        random.setstate(state)
+
+
 class RolloutCollector:
     """PPO rollouts from ``num_workers`` engines of ``num_envs`` games each: the trainer's distributed path."""
 
     def __init__(self, cfg: Any) -> None:
         setup = functools.partial(_rollout_setup, cfg.model_dump())
-        self.collector = make_collector(cfg.distributed, setup, _rollout_work, cfg.torch_threads)
+        with _own_python_random():
+            self.collector = make_collector(cfg.distributed, setup, _rollout_work, cfg.torch_threads)
 
     def collect(self, model: torch.nn.Module, pool: Any, rng: np.random.Generator) -> Any:
         """Return one merged rollout; the task seeds are drawn from the trainer's ``rng`` (so resume stays exact)."""
         seeds = [int(s) for s in rng.integers(2**63, size=self.collector.num_workers)]
         shared = {"weights": _numpy_state(model.state_dict()), "snapshots": [(name, _numpy_state(sd)) for name, sd in pool.snapshots]}
-        return merge_rollouts(self.collector.run(seeds, shared))
+        with _own_python_random():
+            parts = self.collector.run(seeds, shared)
+        return merge_rollouts(parts)
 
     def close(self) -> None:
-        self.collector.close()
+        with _own_python_random():
+            self.collector.close()
 
 
 def rollout_collector(cfg: Any) -> RolloutCollector | None:
@@ -322,14 +341,15 @@ def _label_work(context: dict[str, Any], shared: tuple[int, bytes | None], indic
 
 def collect_labels(cfg: Any, round_index: int, student_state: bytes | None) -> list[dict[str, np.ndarray]]:
     """Return one distillation round's per-game data, played on Ray workers in game order (``training.distill.collect_round``'s Ray path)."""
-    collector = make_collector(cfg.distributed, functools.partial(_label_setup, cfg.model_dump()), _label_work, cfg.torch_threads)
-    try:
-        games = list(range(cfg.games_per_round))
-        chunk = max(1, min(8, len(games) // (4 * collector.num_workers)))  # small enough to keep every worker busy to the end
-        chunks = [games[i:i + chunk] for i in range(0, len(games), chunk)]
-        return [game for part in collector.run(chunks, (round_index, student_state)) for game in part]
-    finally:
-        collector.close()
+    with _own_python_random():
+        collector = make_collector(cfg.distributed, functools.partial(_label_setup, cfg.model_dump()), _label_work, cfg.torch_threads)
+        try:
+            games = list(range(cfg.games_per_round))
+            chunk = max(1, min(8, len(games) // (4 * collector.num_workers)))  # small enough to keep every worker busy to the end
+            chunks = [games[i:i + chunk] for i in range(0, len(games), chunk)]
+            return [game for part in collector.run(chunks, (round_index, student_state)) for game in part]
+        finally:
+            collector.close()
 
 
 __all__ = ["Collector", "LocalCollector", "RayCollector", "RolloutCollector", "collect_labels", "init_ray", "make_collector", "merge_rollouts", "ray_available",
