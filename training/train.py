@@ -461,8 +461,8 @@ def main(argv: list[str] | None = None) -> int:
         trainer.train(stop_after=args.stop_after)
     except KeyboardInterrupt as err:
         trainer.close()
-        if not isinstance(err, Interrupted):  # Ctrl-C while Ray started, before the loop took over the signals
-            print("interrupted before the first update of this session; nothing new was saved; " + trainer._where_to_resume(), file=sys.stderr)
+        if not isinstance(err, Interrupted):  # Ctrl-C outside the update loop (while Ray starts, or in the last writes)
+            print("interrupted outside the update loop; nothing half-done was saved; " + trainer._where_to_resume(), file=sys.stderr)
         return getattr(err, "exit_code", 130)
     except ValueError as err:  # e.g. distributed.address names no running Ray cluster
         trainer.close()
