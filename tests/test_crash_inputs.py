@@ -2,8 +2,6 @@
 
 import json
 import os
-import subprocess
-import sys
 import warnings
 from pathlib import Path
 
@@ -126,12 +124,23 @@ def test_the_trust_flag_of_the_evaluation_cli_reaches_the_loader(tmp_path, monke
 
 
 # ------------------------------------------------------------------ Ray
-def test_ray_address_auto_with_no_cluster_is_a_clear_error_not_a_traceback(tmp_path):
-    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
-    env.update(PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
-    run = subprocess.run([sys.executable, "-m", "training.train", "--config", str(ROOT / "configs" / "smoke_ray.yaml"), "--run-dir", str(tmp_path / "r"),
-                          "--set", "distributed.address=auto", "--no-progress", "--no-report"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
-    assert run.returncode == 2, run.stderr[-2000:]
-    assert "Traceback" not in run.stderr
-    assert "error: distributed.address 'auto': no Ray cluster is running on this machine" in run.stderr
-    assert "set distributed.address: local for a private instance on this machine" in run.stderr
+def test_ray_address_auto_with_no_cluster_is_a_clear_error_not_a_traceback(tmp_path, monkeypatch, capsys):
+    # Ray raises this when `auto` finds no cluster (it finds any Ray running on the machine, so the test makes the call fail
+    # the way it does on a machine without one instead of depending on what else runs here).
+    import ray
+
+    from training.train import main
+
+    def no_cluster(*args, **kwargs):
+        raise ConnectionError("Could not find any running Ray instance. Please specify the one to connect to by setting `--address` flag "
+                              "or `RAY_ADDRESS` environment variable.")
+
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", no_cluster)
+    assert main(["--config", str(ROOT / "configs" / "smoke_ray.yaml"), "--run-dir", str(tmp_path / "r"), "--set", "distributed.address=auto",
+                 "--no-progress", "--no-report"]) == 2
+    err = capsys.readouterr().err
+    assert err == ("error: distributed.address 'auto': no Ray cluster is running on this machine (Could not find any running Ray instance. "
+                   "Please specify the one to connect to by setting `--address` flag or `RAY_ADDRESS` environment variable.). Start one with "
+                   "`ray start --head` (then address: auto), give the head node's address (host:6379 or ray://host:10001), or set "
+                   "distributed.address: local for a private instance on this machine\n")
