@@ -146,9 +146,14 @@ class GameEnv(AECEnv):
             agent = self.agent_selection
         except AttributeError:  # set by reset(); a try costs nothing on the normal path
             raise RuntimeError("raw_env.step() before reset(): call env.reset() (optionally with a seed) first") from None
+        if not self.agents:  # every agent is done and stepped out: nothing to do (PettingZoo's wrappers warn the same way)
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        if type(action) is not int and isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
+            action = int(action)  # a 0-d integer array (tensor.argmax().numpy()) is an action, as Discrete.contains says
         self._step_alive(agent, action)
 
     def _step_alive(self, agent: str, action: int) -> None:
@@ -409,9 +414,13 @@ class _Loop:
             return
         agent = e.agent_selection
         dead = e.terminations[agent] or e.truncations[agent]
-        # Fast path of Discrete(62).contains for plain ints; anything else asks the space.
-        if not (type(action) is int and 0 <= action < self.num_actions) and not ((action is None and dead) or e.action_space(agent).contains(action)):
-            raise AssertionError(_bad_action_message(action, agent, dead, self.num_actions))
+        # Fast path for plain ints; anything else is what Discrete(n).contains accepts (numpy integers, 0-d integer
+        # arrays) less bools, as a Python int, or an error (a huge int is out of range, not an OverflowError).
+        if not (type(action) is int and 0 <= action < self.num_actions) and not (action is None and dead):
+            index = action_index(action, self.num_actions)
+            if index is None:
+                raise AssertionError(_bad_action_message(action, agent, dead, self.num_actions))
+            action = index
         if dead:
             (e if self.fast else e.unwrapped)._was_dead_step(action)
             return
@@ -449,13 +458,32 @@ class _Loop:
         self.terminated = True
 
 
+def action_index(action: Any, num_actions: int) -> int | None:
+    """Return ``action`` as a Python int when it is an action of ``Discrete(num_actions)``, else None.
+
+    Accepted, as Gymnasium's ``Discrete.contains`` accepts them: Python ints, numpy integers and 0-d integer
+    arrays, in ``0..num_actions - 1``.  Refused: bools (``Discrete.contains(True)`` is true, but a bool is no
+    move), floats, ``None``, other arrays, and integers out of range however large.
+    """
+    if isinstance(action, (bool, np.bool_)):
+        return None
+    if isinstance(action, (int, np.integer)):
+        value = int(action)
+    elif isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
+        value = int(action)
+    else:
+        return None
+    return value if 0 <= value < num_actions else None
+
+
 def _bad_action_message(action: Any, agent: str, dead: bool, num_actions: int) -> str:
     """Return the error for an action outside the action space (an AssertionError, as PettingZoo's AssertOutOfBoundsWrapper raises)."""
     if dead:
         return f"action is not in action space: {agent} is terminated, so its action must be None, got {action!r}"
     if action is None:
         return f"action is not in action space: None is only for a terminated agent; {agent} is to act: give an int in 0..{num_actions - 1}"
-    return f"action is not in action space: got {action!r} ({type(action).__name__}) for {agent}; allowed: an int in 0..{num_actions - 1} (Discrete({num_actions}))"
+    kind = "bool: a bool is not an action" if isinstance(action, (bool, np.bool_)) else type(action).__name__
+    return f"action is not in action space: got {action!r} ({kind}) for {agent}; allowed: an int in 0..{num_actions - 1} (Discrete({num_actions}))"
 
 
 def log_to_json(log: Iterable[tuple[str, int]], seed: int | None = None, **env_kwargs: Any) -> str:
@@ -466,7 +494,14 @@ def log_to_json(log: Iterable[tuple[str, int]], seed: int | None = None, **env_k
 def log_from_json(text: str) -> tuple[int | None, list[tuple[str, int]], dict[str, Any]]:
     """Return ``(seed, log, env_kwargs)`` read from :func:`log_to_json`'s text."""
     data = json.loads(text)
-    return data.get("seed"), [(a, int(x)) for a, x in data["log"]], dict(data.get("env_kwargs", {}))
+    return data.get("seed"), [(a, _logged_action(i, a, x)) for i, (a, x) in enumerate(data["log"])], dict(data.get("env_kwargs", {}))
+
+
+def _logged_action(i: int, agent: Any, action: Any) -> int:
+    """Return a JSON log entry's action; a float (2.7, or 3.0) or a bool is an error, never truncated to an int."""
+    if type(action) is not int:
+        raise ValueError(f"log entry {i} ({agent}, {action!r}): the action must be a JSON integer, got {type(action).__name__} {action!r}")
+    return action
 
 
 def replay_log(make_env: Any, seed: int | None, log: Iterable[tuple[str, int]], *, game_seed: int | None = None, **env_kwargs: Any) -> Any:
@@ -498,4 +533,4 @@ def replay_log(make_env: Any, seed: int | None, log: Iterable[tuple[str, int]], 
     return env
 
 
-__all__ = ["ILLEGAL_REWARD", "RENDER_MODES", "ClassicWrapper", "GameEnv", "IllegalActionError", "log_from_json", "log_to_json", "replay_log"]
+__all__ = ["ILLEGAL_REWARD", "RENDER_MODES", "ClassicWrapper", "GameEnv", "IllegalActionError", "action_index", "log_from_json", "log_to_json", "replay_log"]

@@ -8,6 +8,7 @@ may add one there, so ``grinch_env`` never imports the trainer (or torch).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from importlib.metadata import entry_points
 from typing import Any, Protocol, runtime_checkable
@@ -100,17 +101,41 @@ def _loaders() -> list[CheckpointLoader]:
     return CHECKPOINT_LOADERS
 
 
-def load_checkpoint_agent(path: str, seed: int | None = None, num_players: int | None = None, game: str = DEFAULT_GAME) -> Agent:
-    """Return the agent a checkpoint ``path`` holds, checked to play ``game`` at ``num_players`` (``ValueError`` otherwise)."""
+TRUST_ENV = "GRINCH_ENV_TRUST_CHECKPOINTS"  # set by --trust-checkpoint (trust_checkpoints); worker processes inherit it
+
+
+def trust_checkpoints(enabled: bool = True) -> None:
+    """Allow (or forbid again) loading SB3 ``.zip`` and RLlib checkpoints, which unpickle Python objects: what ``--trust-checkpoint`` does.
+
+    It is an environment variable, so that worker processes (evaluation pools) inherit it.
+    """
+    if enabled:
+        os.environ[TRUST_ENV] = "1"
+    else:
+        os.environ.pop(TRUST_ENV, None)
+
+
+def load_checkpoint_agent(path: str, seed: int | None = None, num_players: int | None = None, game: str = DEFAULT_GAME,
+                          trust: bool = False) -> Agent:
+    """Return the agent a checkpoint ``path`` holds, checked to play ``game`` at ``num_players`` (``ValueError`` otherwise).
+
+    ``trust`` allows formats whose loading unpickles code (SB3 ``.zip``, RLlib checkpoints); a loader that
+    takes no ``trust`` argument loads only safe formats.
+    """
+    import inspect
+
     loaders = _loaders()
     if not loaders:
         raise ValueError(f"cannot load checkpoint {path!r}: no checkpoint loader is installed (install grinch_env[train] for torch checkpoints)")
     errors = []
     for loader in loaders:
         try:
-            agent = loader(path, seed=seed)
+            takes_trust = "trust" in inspect.signature(loader).parameters
+            agent = loader(path, seed=seed, trust=trust) if takes_trust else loader(path, seed=seed)
             break
         except Exception as exc:  # missing, truncated or foreign files raise many kinds of errors
+            if type(exc).__name__ == "UntrustedCheckpointError":
+                raise ValueError(str(exc)) from None  # the reason and the opt-in, not a list of every loader's complaint
             errors.append(str(exc))
     else:
         raise ValueError(f"cannot load checkpoint {path!r}: {'; '.join(errors)}")
@@ -132,4 +157,4 @@ def _supports(supported: Any, num_players: int) -> bool:
         return True
 
 
-__all__ = ["CHECKPOINT_LOADERS", "Agent", "SeededAgent", "check_mask", "load_checkpoint_agent", "register_checkpoint_loader"]
+__all__ = ["CHECKPOINT_LOADERS", "TRUST_ENV", "Agent", "SeededAgent", "check_mask", "load_checkpoint_agent", "register_checkpoint_loader", "trust_checkpoints"]

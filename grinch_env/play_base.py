@@ -20,7 +20,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from grinch_env.agents import make_agent, split_specs
+from grinch_env.agents import make_agent, split_specs, trust_checkpoints
 from grinch_env.games import GAMES, get_game
 
 MoveLabel = Callable[[Any, int], tuple[str, str]]
@@ -127,7 +127,11 @@ def run_cli(game: str, play: Callable[..., Any], argv: Sequence[str] | None, std
     parser.add_argument("--opponents", default=opponents, help=opponents_help)
     parser.add_argument("--seed", type=int, default=None, help="deal and agent seed (default: random)")
     parser.add_argument("--seat", type=int, default=0, help=seat_help)
+    parser.add_argument("--trust-checkpoint", action="store_true", help="load SB3 .zip and RLlib checkpoints among the agents: they are unpickled, which can run code, "
+                        "so only for files you trust (or add trust=1 to that agent's spec: PATH.zip:trust=1); our .pt checkpoints need no opt-in")
     args = parser.parse_args(argv)
+    if args.trust_checkpoint:
+        trust_checkpoints()
     try:
         play(args.players, split_specs(args.opponents), args.seed, args.seat, stdin or sys.stdin, stdout or sys.stdout)
     except ValueError as exc:

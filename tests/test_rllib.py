@@ -119,7 +119,8 @@ def test_one_iteration_at_2_players_save_restore_round_trip_and_tournament(ray_s
     try:
         assert algo.iteration == 1 and MaskedObservations.illegal_total == before  # no illegal action in the whole iteration
         saved = _learner_main(algo)
-        agent = make_agent(str(tmp_path))  # a run directory with an RLlib checkpoint loads as a tournament agent
+        # A run directory with an RLlib checkpoint loads as a tournament agent (trust=1: loading it unpickles code).
+        agent = make_agent(f"{tmp_path}:trust=1")
         assert isinstance(agent, RLlibAgent)
         loaded = _main_weights(agent.module)
         assert saved.keys() == loaded.keys() and all(torch.equal(saved[k], loaded[k]) for k in saved)

@@ -7,16 +7,32 @@ pool's snapshot names), ``best.pt`` (the same, saved when a periodic
 evaluation beats the previous best), ``snapshots/*.pt`` (the pool's frozen
 weights) and ``config.yaml``.  Every ``.pt`` records the environment version
 and spaces so that an incompatible checkpoint is refused with a clear error.
-Files are written to a temporary name and moved into place with
-``os.replace``, so an interrupted write never leaves a broken checkpoint.
+Resuming is crash-consistent (:func:`save_checkpoint`, :func:`load_latest`):
+every resume checkpoint is one transaction.  Its state file
+``resume/state_<seq>.pt`` is written and fsynced first, then a manifest
+``manifest_<seq>.json`` listing the SHA-256 and size of that file and of every
+file the state refers to (the opponent pool's snapshots, a distillation's data
+rounds) is written, fsynced and renamed into place (the commit point; the
+directory is fsynced too); only then are files that no kept manifest names
+deleted.  ``latest.pt`` is a hard link to the newest state file, for the
+commands that read it.  The two newest manifests are kept; :func:`load_latest`
+verifies them newest first and resumes from the first that checks out, saying
+which one and why any newer one was skipped.  A crash at any instant leaves the
+previous transaction intact; leftover ``.tmp`` files are removed on the next
+save or load.
 """
 
 from __future__ import annotations
 
+import hashlib
 import inspect
+import io
+import json
 import os
 import random
+import signal
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +40,7 @@ import numpy as np
 import torch
 
 import grinch_env
+from grinch_env.agents import TRUST_ENV  # the variable --trust-checkpoint sets
 from grinch_env.games import DEFAULT_GAME, get_game
 from grinch_env.grinch.encoding import OBS_SIZE
 from grinch_env.grinch.game import NUM_ACTIONS
@@ -34,31 +51,339 @@ LATEST = "latest.pt"
 BEST = "best.pt"
 
 
-def atomic_torch_save(obj: Any, path: str | Path) -> None:
-    """Write ``obj`` to ``path`` through a temporary file in the same directory and ``os.replace``."""
+class CheckpointError(ValueError):
+    """A checkpoint that fails verification (missing, truncated or altered file, unreadable manifest)."""
+
+
+MANIFEST_FORMAT = "grinch_checkpoint_manifest_v1"
+STATE_DIR = "resume"
+KEEP = 2
+
+
+def fsync_dir(path: str | Path) -> None:
+    """Flush a directory's entries (a rename or unlink in it) to disk, where the platform allows it."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # some file systems refuse fsync on a directory
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` durably: a temporary file in the same directory, fsync, ``os.replace``, fsync of the directory."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
-            torch.save(obj, f)
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
         os.chmod(tmp, 0o644)  # mkstemp makes owner-only files; a checkpoint is meant to be shared
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+    fsync_dir(path.parent)
 
 
-def rng_states(np_rng: np.random.Generator) -> dict[str, Any]:
-    """Return the python, numpy (the trainer's generator) and torch random states."""
-    return {"python": random.getstate(), "numpy": np_rng.bit_generator.state, "torch": torch.get_rng_state()}
+def atomic_torch_save(obj: Any, path: str | Path) -> None:
+    """Write ``obj`` to ``path`` with :func:`atomic_write_bytes` (temporary file, fsync, ``os.replace``)."""
+    buffer = io.BytesIO()
+    torch.save(obj, buffer)
+    atomic_write_bytes(path, buffer.getvalue())
 
 
-def restore_rng_states(states: dict[str, Any], np_rng: np.random.Generator) -> None:
+def save_verified(obj: Any, path: str | Path) -> None:
+    """Write ``obj`` (``torch.save``) to ``path`` durably, with a sidecar ``<name>.sha256`` that :func:`load_checkpoint` checks.
+
+    Two-phase, so that a crash at any instant leaves a file its sidecar accepts: the sidecar first lists the old
+    and the new file's SHA-256, then the file is replaced, then the sidecar lists the new one only.
+    """
+    path = Path(path)
+    buffer = io.BytesIO()
+    torch.save(obj, buffer)
+    data = buffer.getvalue()
+    new = hashlib.sha256(data).hexdigest()
+    sidecar = _sidecar(path)
+    old = [d for d in _sidecar_sums(sidecar) if path.is_file() and d == sha256_file(path)]
+    atomic_write_bytes(sidecar, json.dumps(sorted({*old, new})).encode())
+    atomic_write_bytes(path, data)
+    atomic_write_bytes(sidecar, json.dumps([new]).encode())
+
+
+def _sidecar(path: Path) -> Path:
+    return path.with_name(path.name + ".sha256")
+
+
+def _sidecar_sums(sidecar: Path) -> list[str]:
+    try:
+        sums = json.loads(sidecar.read_text())
+    except (OSError, ValueError):
+        return []
+    return [d for d in sums if isinstance(d, str)] if isinstance(sums, list) else []
+
+
+def sha256_file(path: str | Path) -> str:
+    """Return the hex SHA-256 of the file at ``path``."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def remove_orphan_tmp(run_dir: str | Path) -> list[Path]:
+    """Delete the temporary files an interrupted write left in ``run_dir`` (and its subdirectories); return them."""
+    run_dir = Path(run_dir)
+    found = [p for p in run_dir.rglob(".*.tmp") if p.is_file()] if run_dir.is_dir() else []
+    for p in found:
+        p.unlink(missing_ok=True)
+    return found
+
+
+def _manifests(run_dir: Path) -> list[Path]:
+    """Return the run directory's manifests, newest (highest sequence number) first."""
+    found = []
+    for p in run_dir.glob("manifest_*.json"):
+        seq = p.stem.removeprefix("manifest_")
+        if seq.isdigit():
+            found.append((int(seq), p))
+    return [p for _, p in sorted(found, reverse=True)]
+
+
+def _read_manifest(path: Path) -> dict[str, Any]:
+    try:
+        info = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise CheckpointError(f"manifest {path.name} is unreadable ({err})") from None
+    if not isinstance(info, dict) or info.get("format") != MANIFEST_FORMAT or not isinstance(info.get("files"), dict) or info.get("state") not in info["files"]:
+        raise CheckpointError(f"manifest {path.name} is not a {MANIFEST_FORMAT} manifest")
+    return info
+
+
+def verify_manifest(run_dir: str | Path, info: dict[str, Any]) -> None:
+    """Raise :class:`CheckpointError` naming the first file of the manifest ``info`` that is missing, of another size or another SHA-256."""
+    run_dir = Path(run_dir)
+    for rel, entry in info["files"].items():
+        path = run_dir / rel
+        if not path.is_file():
+            raise CheckpointError(f"{rel} is missing")
+        size = path.stat().st_size
+        if size != entry["bytes"]:
+            raise CheckpointError(f"{rel} has {size} bytes, the manifest recorded {entry['bytes']} (truncated or replaced)")
+        if sha256_file(path) != entry["sha256"]:
+            raise CheckpointError(f"{rel} does not match its SHA-256 in the manifest (the file was altered or corrupted)")
+
+
+def save_checkpoint(run_dir: str | Path, state: dict[str, Any], files: list[str] | tuple[str, ...] = (), label: str = "",
+                    gc_dirs: tuple[str, ...] = (), keep: int = KEEP, extra_text: dict[str, str] | None = None) -> Path:
+    """Commit one resume checkpoint of ``run_dir`` as a transaction; return its state file.
+
+    ``state`` is any ``torch.save``-able dictionary (tensors, numbers, strings,
+    lists, dicts: it is read back with ``weights_only=True``).  ``files`` are
+    paths relative to ``run_dir`` of files already written (atomically) that
+    the state refers to: they are checksummed into the same manifest and are
+    never deleted while a kept manifest names them.  After the commit, files in
+    ``gc_dirs`` that no kept manifest names are deleted (an opponent pool's
+    dropped snapshots), and ``extra_text`` files (name -> text, e.g. the run's
+    ``config.yaml``) are rewritten.  ``label`` says what the checkpoint holds
+    (printed when it is resumed).
+    """
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    remove_orphan_tmp(run_dir)
+    manifests = _manifests(run_dir)
+    seq = int(manifests[0].stem.removeprefix("manifest_")) + 1 if manifests else 1
+    state_rel = f"{STATE_DIR}/state_{seq:06d}.pt"
+    state_path = run_dir / state_rel
+    atomic_torch_save(state, state_path)
+    entries = {}
+    for rel in (state_rel, *files):
+        path = run_dir / rel
+        entries[rel] = {"bytes": path.stat().st_size, "sha256": sha256_file(path)}
+    info = {"format": MANIFEST_FORMAT, "seq": seq, "label": label, "state": state_rel, "files": entries, "written": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+    atomic_write_bytes(run_dir / f"manifest_{seq:06d}.json", (json.dumps(info, indent=1) + "\n").encode())  # the commit point
+    _link(state_path, run_dir / LATEST)
+    _prune(run_dir, keep, gc_dirs)
+    for name, text in (extra_text or {}).items():
+        atomic_write_bytes(run_dir / name, text.encode())
+    return state_path
+
+
+def _link(source: Path, alias: Path) -> None:
+    """Point ``alias`` at ``source``'s bytes atomically: a hard link where the file system has them, else a durable copy."""
+    tmp = alias.with_name(f".{alias.name}.link.tmp")
+    tmp.unlink(missing_ok=True)
+    try:
+        os.link(source, tmp)
+    except OSError:
+        atomic_write_bytes(alias, source.read_bytes())
+        return
+    os.replace(tmp, alias)
+    fsync_dir(alias.parent)
+
+
+def _prune(run_dir: Path, keep: int, gc_dirs: tuple[str, ...]) -> None:
+    """Delete manifests beyond the ``keep`` newest, then every file they named, and every file in ``gc_dirs``, that no kept manifest names."""
+    manifests = _manifests(run_dir)
+    kept, dropped = manifests[:keep], manifests[keep:]
+    named: set[str] = set()
+    for m in kept:
+        try:
+            named |= set(_read_manifest(m)["files"])
+        except CheckpointError:
+            continue
+    candidates: set[str] = set()
+    for m in dropped:
+        try:
+            candidates |= set(_read_manifest(m)["files"])
+        except CheckpointError:
+            pass
+        m.unlink(missing_ok=True)  # the manifest goes first: a crash from here on leaves files that nothing names, never a manifest naming nothing
+    fsync_dir(run_dir)
+    for folder in (STATE_DIR, *gc_dirs):
+        if (run_dir / folder).is_dir():
+            candidates |= {f"{folder}/{p.name}" for p in (run_dir / folder).iterdir() if p.is_file() and not p.name.startswith(".")}
+    for rel in sorted(candidates - named):
+        (run_dir / rel).unlink(missing_ok=True)
+
+
+def load_latest(run_dir: str | Path, report: Any = print) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """Return ``(state, manifest)`` of the newest checkpoint of ``run_dir`` that verifies, or None when it holds no manifest.
+
+    Each manifest is checked newest first (every file's size and SHA-256, then
+    the state file is read with ``weights_only=True``); ``report`` is called
+    with one line saying which checkpoint is resumed and, for each newer one
+    skipped, why.  Raises :class:`CheckpointError` listing every problem when
+    none verifies.
+    """
+    run_dir = Path(run_dir)
+    remove_orphan_tmp(run_dir)
+    problems = []
+    for path in _manifests(run_dir):
+        try:
+            info = _read_manifest(path)
+            verify_manifest(run_dir, info)
+            state = _read_state(run_dir / info["state"])
+        except CheckpointError as err:
+            problems.append(f"{path.name}: {err}")
+            continue
+        skipped = f" (skipped newer {'; '.join(problems)})" if problems else ""
+        report(f"checkpoint {run_dir / info['state']} verified against {path.name}: {info.get('label') or 'no label'}{skipped}")
+        return state, info
+    if problems:
+        raise CheckpointError(f"no checkpoint in {str(run_dir)!r} verifies: " + "; ".join(problems))
+    return None
+
+
+def _read_state(path: Path) -> dict[str, Any]:
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as err:  # a file whose checksum matched but torch cannot read: written by something else
+        raise CheckpointError(f"{path.name} is not a readable torch file ({type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''})") from None
+    if not isinstance(state, dict):
+        raise CheckpointError(f"{path.name} holds a {type(state).__name__}, not a checkpoint dictionary")
+    return state
+
+
+def load_verified_tensors(run_dir: str | Path, info: dict[str, Any], rel: str) -> Any:
+    """Return the ``weights_only`` contents of ``rel``, a file the (verified) manifest ``info`` names; raise :class:`CheckpointError` otherwise."""
+    if rel not in info["files"]:
+        raise CheckpointError(f"{rel} is not part of checkpoint {info['state']}")
+    return _read_state(Path(run_dir) / rel)
+
+
+def committed_checkpoints(run_dir: str | Path) -> list[dict[str, Any]]:
+    """Return the manifests of ``run_dir`` (newest first) that can be read, unverified: for messages."""
+    out = []
+    for path in _manifests(Path(run_dir)):
+        try:
+            out.append(_read_manifest(path))
+        except CheckpointError:
+            continue
+    return out
+
+
+# ------------------------------------------------------------------ signals
+class Interrupted(KeyboardInterrupt):
+    """Raised when SIGINT or SIGTERM stops a run; ``signum`` says which (the exit status is ``128 + signum``)."""
+
+    def __init__(self, signum: int = signal.SIGINT) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = int(signum)
+
+    @property
+    def exit_code(self) -> int:
+        return 128 + self.signum
+
+
+class GracefulStop:
+    """Context manager: SIGINT and SIGTERM ask the loop to stop at the next consistent point instead of killing it mid-update.
+
+    The first signal sets :attr:`signum` (the loop checks :attr:`requested`
+    between units of work); with ``drop=True``, or on a second signal, the
+    handler raises :class:`Interrupted` at once, so the unit in flight is
+    dropped (nothing of it may then be saved).  Outside the main thread (no
+    handlers can be installed) it does nothing.
+    """
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self, what: str = "update", drop: bool = False, report: Any = print) -> None:
+        self.what, self.drop, self.report = what, drop, report
+        self.signum: int | None = None
+        self._old: dict[int, Any] = {}
+
+    @property
+    def requested(self) -> bool:
+        return self.signum is not None
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        if self.signum is not None or self.drop:
+            self.signum = signum
+            raise Interrupted(signum)
+        self.signum = signum
+        self.report(f"{signal.Signals(signum).name}: finishing the current {self.what}, then saving a checkpoint "
+                    f"(send it again, or press Ctrl-C again, to drop the {self.what} and keep the last checkpoint)")
+
+    def install(self) -> None:
+        import threading
+
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for sig in self.SIGNALS:
+            self._old[sig] = signal.signal(sig, self._handle)
+
+    def __enter__(self) -> GracefulStop:
+        self.install()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        for sig, old in self._old.items():
+            signal.signal(sig, old)
+        self._old = {}
+
+
+def rng_states(np_rng: np.random.Generator | None = None) -> dict[str, Any]:
+    """Return the python, numpy (the trainer's generator: nothing here draws from numpy's global one) and torch random states."""
+    states = {"python": random.getstate(), "torch": torch.get_rng_state()}
+    if np_rng is not None:
+        states["numpy"] = np_rng.bit_generator.state
+    return states
+
+
+def restore_rng_states(states: dict[str, Any], np_rng: np.random.Generator | None = None) -> None:
     """Restore the states saved by :func:`rng_states` (``np_rng`` is updated in place)."""
     random.setstate(_as_tuple(states["python"]))
-    np_rng.bit_generator.state = states["numpy"]
+    if np_rng is not None:
+        np_rng.bit_generator.state = states["numpy"]
     torch.set_rng_state(states["torch"])
 
 
@@ -80,19 +405,39 @@ def make_checkpoint(model: PolicyValueNet, config: dict[str, Any], optimizer: to
         "model": model.state_dict(),
         "optimizer": optimizer.state_dict() if optimizer is not None else None,
     }
+    ckpt["model_sha256"] = tensors_sha256(ckpt["model"])  # checked on load: a flipped byte in the weights is an error, not a NaN later
     ckpt.update(extra)
     return ckpt
+
+
+def tensors_sha256(state_dict: dict[str, torch.Tensor]) -> str:
+    """Return the SHA-256 of a state dict's names, dtypes, shapes and bytes (independent of how the file stores them)."""
+    digest = hashlib.sha256()
+    for name in sorted(state_dict):
+        t = state_dict[name].detach().cpu().contiguous()
+        digest.update(f"{name}|{t.dtype}|{tuple(t.shape)}|".encode())
+        digest.update(t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b"")
+    return digest.hexdigest()
 
 
 def load_checkpoint(path: str | Path) -> dict[str, Any]:
     """Return the checkpoint dictionary at ``path`` (a ``.pt`` file or a run directory); raise if missing or incompatible."""
     path = resolve_checkpoint(path)
+    _check_against_manifests(path)
     try:
         ckpt = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as err:  # a truncated or foreign file
         raise ValueError(f"{str(path)!r} is not a readable torch checkpoint: {err}") from None
+    return validate_checkpoint(ckpt, path)
+
+
+def validate_checkpoint(ckpt: Any, path: str | Path) -> dict[str, Any]:
+    """Return ``ckpt`` if it is a checkpoint of this package's format, game version and spaces, with intact weights; raise ``ValueError`` saying what is wrong."""
     if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT:
         raise ValueError(f"{str(path)!r} is not a grinch_env PPO checkpoint (expected format {FORMAT!r})")
+    expected = ckpt.get("model_sha256")  # checkpoints from before it was recorded have none
+    if expected is not None and (not isinstance(ckpt.get("model"), dict) or tensors_sha256(ckpt["model"]) != expected):
+        raise CheckpointError(f"checkpoint {str(path)!r}: its weights do not match the SHA-256 recorded when it was written (the file was altered or corrupted)")
     try:
         spec = get_game(ckpt.get("game", DEFAULT_GAME))  # checkpoints from before the second game are the Grinch's
     except ValueError as err:
@@ -103,6 +448,26 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
             f"{ckpt.get('num_actions')} actions; this package's {spec.name} environment is {spec.env_version} with {spec.obs_size} and {spec.num_actions}"
         )
     return ckpt
+
+
+def _check_against_manifests(path: Path) -> None:
+    """Refuse a file whose sidecar ``.sha256`` does not list its SHA-256, and ``latest.pt`` (or a state file) of a run directory with manifests when no manifest records it."""
+    sidecar = _sidecar(path)
+    if sidecar.is_file():
+        sums = _sidecar_sums(sidecar)
+        if sha256_file(path) not in sums:
+            raise CheckpointError(f"checkpoint {str(path)!r} does not match the SHA-256 in {sidecar.name}" + (" (unreadable)" if not sums else "")
+                                  + ": it was altered, truncated or corrupted after it was written")
+    run_dir = path.parent.parent if path.parent.name == STATE_DIR else path.parent
+    if path.name != LATEST and path.parent.name != STATE_DIR:
+        return
+    infos = committed_checkpoints(run_dir)
+    if not infos:
+        return  # a run directory from before manifests, or a copied latest.pt
+    digest = sha256_file(path)
+    if not any(info["files"][info["state"]]["sha256"] == digest for info in infos):
+        raise CheckpointError(f"checkpoint {str(path)!r} matches none of the SHA-256 sums in {run_dir}'s manifests: it was altered or "
+                              f"corrupted after it was written (resume with --resume {run_dir}, which falls back to the newest checkpoint that verifies)")
 
 
 def resolve_checkpoint(path: str | Path) -> Path:
@@ -213,19 +578,41 @@ class SB3Agent:
         return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
 
 
-def load_agent(path: str | Path, seed: int | None = None, deterministic: bool = True):
+
+
+class UntrustedCheckpointError(ValueError):
+    """An SB3 ``.zip`` or RLlib checkpoint loaded without the user's opt-in (loading it unpickles Python objects)."""
+
+
+def _require_trust(kind: str, path: Path, trust: bool) -> None:
+    if trust or os.environ.get(TRUST_ENV) == "1":
+        return
+    raise UntrustedCheckpointError(
+        f"{kind} {str(path)!r} is not loaded: loading it unpickles Python objects, which can run arbitrary code, so load only files you "
+        f"made or trust. To load it, pass --trust-checkpoint to the command, or add the option trust=1 to the agent spec "
+        f"({str(path)}:trust=1); our own .pt checkpoints need neither (they are read with weights_only=True)"
+    )
+
+
+def load_agent(path: str | Path, seed: int | None = None, deterministic: bool = True, trust: bool = False):
     """Return an agent (``name``, ``reset``, ``act``, ``act_batch``) from a run directory, a ``.pt`` checkpoint or an SB3 ``.zip``.
 
     ``deterministic=True`` plays the most probable legal action (evaluation);
     ``False`` samples the masked policy with a generator seeded by ``seed``.
+    An SB3 ``.zip`` or an RLlib checkpoint directory is unpickled when loaded
+    (it can run code), so it is refused with :class:`UntrustedCheckpointError`
+    unless ``trust=True`` (or the environment variable ``GRINCH_ENV_TRUST_CHECKPOINTS=1``,
+    which ``--trust-checkpoint`` sets so that worker processes inherit it).
     """
     p = Path(path)
     if p.suffix == ".zip":
         if not p.is_file():
             raise FileNotFoundError(f"SB3 model {str(p)!r} does not exist")
+        _require_trust("SB3 model", p, trust)
         return SB3Agent(p, name=f"{p.parent.name}/{p.stem}", deterministic=deterministic, seed=seed)
     for rllib_dir in (p, p / "rllib_checkpoint"):  # an RLlib algorithm checkpoint (training.train_rllib); needs the [ray] extra
         if (rllib_dir / "learner_group").is_dir():
+            _require_trust("RLlib checkpoint", rllib_dir, trust)
             from grinch_env.integrations.rllib import RLlibAgent
 
             return RLlibAgent(rllib_dir, name=f"{p.name}/rllib", deterministic=deterministic, seed=seed)
@@ -236,8 +623,10 @@ def load_agent(path: str | Path, seed: int | None = None, deterministic: bool = 
 
 
 __all__ = [
-    "BEST", "LATEST", "PolicyAgent", "SB3Agent", "atomic_torch_save", "check_network", "load_agent", "load_checkpoint", "load_weights", "make_checkpoint",
-    "model_from_checkpoint", "resolve_checkpoint", "restore_rng_states", "rng_states",
+    "BEST", "LATEST", "STATE_DIR", "CheckpointError", "GracefulStop", "Interrupted", "PolicyAgent", "SB3Agent", "UntrustedCheckpointError",
+    "atomic_torch_save", "atomic_write_bytes", "check_network", "committed_checkpoints", "load_agent", "load_checkpoint", "load_latest",
+    "load_verified_tensors", "load_weights", "make_checkpoint", "model_from_checkpoint", "remove_orphan_tmp", "resolve_checkpoint",
+    "restore_rng_states", "rng_states", "save_checkpoint", "save_verified", "sha256_file", "tensors_sha256", "validate_checkpoint", "verify_manifest",
 ]
 
 

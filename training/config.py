@@ -11,6 +11,7 @@ every checkpoint.
 from __future__ import annotations
 
 import argparse
+import copy
 import difflib
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -401,6 +402,71 @@ def load_config(path: str | Path, overrides: list[str] | None = None, schema: ty
     return config_from_dict(data, source=str(path), schema=schema)
 
 
+def _flatten(data: Any, prefix: str = "") -> dict[str, Any]:
+    if not isinstance(data, dict):
+        return {prefix: data}
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        out.update(_flatten(value, f"{prefix}{key}.") if isinstance(value, dict) and value else {f"{prefix}{key}": value})
+    return out
+
+
+def config_differences(mine: dict[str, Any], theirs: dict[str, Any]) -> list[tuple[str, Any, Any]]:
+    """Return ``(dotted key, mine, theirs)`` for every key whose value differs between two config dicts (a missing key counts as ``<unset>``)."""
+    a, b = _flatten(mine), _flatten(theirs)
+    unset = "<unset>"
+    return [(k, a.get(k, unset), b.get(k, unset)) for k in sorted(set(a) | set(b)) if a.get(k, unset) != b.get(k, unset)]
+
+
+def read_config_data(path: str | Path) -> dict[str, Any]:
+    """Return the mapping in the YAML file ``path``; raise ``ValueError`` if it is missing, not YAML or not a mapping."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"config file {str(path)!r} does not exist")
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as err:
+        raise ValueError(f"invalid training config {path}: not valid YAML: {_yaml_problem(err)}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"invalid training config {path}: the top level must be a mapping of keys, got {type(data).__name__}")
+    return data
+
+
+def choose_resume_config(stored: dict[str, Any], candidates: list[tuple[str, dict[str, Any]]], wins: str | None, checkpoint: str,
+                         schema: type[BaseModel] = TrainConfig) -> tuple[dict[str, Any], list[str]]:
+    """Return the config a resumed run continues with, and notes to print; refuse a silent difference.
+
+    ``candidates`` are ``(where, data)`` configs the user handed over besides the checkpoint's ``stored`` one:
+    ``--config FILE`` and the run directory's ``config.yaml`` (which the user may have edited).  Each is resolved
+    (defaults filled in) and compared with ``stored``.  Any difference raises ``ValueError`` naming the keys,
+    unless ``wins`` says which one wins: ``"given"`` (``--override-config``: the first differing candidate) or
+    ``"checkpoint"`` (``--checkpoint-config``: the stored config; the caller rewrites config.yaml).
+    """
+    resolved_stored = config_from_dict(copy.deepcopy(stored), source=checkpoint, schema=schema).model_dump()
+    differing = []
+    for where, data in candidates:
+        resolved = config_from_dict(copy.deepcopy(data), source=where, schema=schema).model_dump()
+        diffs = config_differences(resolved, resolved_stored)
+        if diffs:
+            differing.append((where, data, diffs))
+    if not differing:
+        return copy.deepcopy(stored), []
+    def describe(diffs: list[tuple[str, Any, Any]], where: str) -> str:
+        shown = "; ".join(f"{k}: {mine!r} in {where}, {theirs!r} in the checkpoint" for k, mine, theirs in diffs[:8])
+        return shown + (f"; and {len(diffs) - 8} more" if len(diffs) > 8 else "")
+    if wins is None:
+        lines = [f"the config of checkpoint {checkpoint} differs from " + " and from ".join(w for w, _, _ in differing) + ":"]
+        lines += [f"  {where}: keys {', '.join(k for k, _, _ in diffs)} ({describe(diffs, where)})" for where, _, diffs in differing]
+        lines.append("  say which one wins: --override-config (continue with the given values) or --checkpoint-config "
+                     "(continue as the checkpoint was trained; config.yaml is rewritten from it); to change one value, use --set KEY=VALUE")
+        raise ValueError("\n".join(lines))
+    if wins == "checkpoint":
+        return copy.deepcopy(stored), [f"--checkpoint-config: continuing with the checkpoint's config, not {where}'s values of "
+                                       f"{', '.join(k for k, _, _ in diffs)}" for where, _, diffs in differing]
+    where, data, diffs = differing[0]
+    return copy.deepcopy(data), [f"--override-config: continuing with {where}'s values of {', '.join(k for k, _, _ in diffs)} ({describe(diffs, where)})"]
+
+
 # The command that reads each kind of config, named when a config is given to another one.
 _COMMANDS: dict[type[BaseModel], str] = {
     TrainConfig: "python -m training.train",
@@ -408,4 +474,5 @@ _COMMANDS: dict[type[BaseModel], str] = {
     DistillConfig: "python -m training.distill",
 }
 
-__all__ = ["DistillConfig", "DistillEvalConfig", "DistributedConfig", "EvalConfig", "ModelConfig", "PPOConfig", "SB3Config", "SelfPlayConfig", "TrainConfig", "add_run_arguments", "apply_overrides", "config_from_dict", "load_config"]
+__all__ = ["DistillConfig", "DistillEvalConfig", "DistributedConfig", "EvalConfig", "ModelConfig", "PPOConfig", "SB3Config", "SelfPlayConfig", "TrainConfig", "add_run_arguments", "apply_overrides", "choose_resume_config",
+           "config_differences", "config_from_dict", "load_config", "read_config_data"]

@@ -21,8 +21,14 @@ rules-aware agent already plays well.  This command gives PPO a strong start
   index is a multiple of ``validation_every`` are held out; the log prints the
   student's agreement with the teacher on them.
 
-The student is written to ``<run dir>/best.pt`` after every round (a crash
-keeps the last round's student; ``round_<k>.pt`` keeps every round's), in the PPO checkpoint format, so it plays
+After every round the run commits a resume checkpoint (the student, the
+torch random state, the log, and the SHA-256 of every data round it was
+trained on: :func:`training.checkpoint.save_checkpoint`); a run stopped at any
+point (SIGKILL included) and started again with the same command resumes after
+its last finished round and ends on the same student, bit for bit.  SIGINT or
+SIGTERM drops the round in flight (a round can take long), prints the resume
+command and exits with 130 / 143.  The student is also written to
+``<run dir>/best.pt`` after every round (``round_<k>.pt`` keeps every round's), in the PPO checkpoint format, so it plays
 in tournaments (``make_agent``/``load_agent``) and starts a PPO run through
 the training config's ``init_checkpoint``.  Each round's data are kept in
 ``<run dir>/data/round_<k>.npz`` (git-ignored); a rerun with the same config
@@ -36,7 +42,7 @@ import argparse
 import json
 import multiprocessing
 import pickle
-import shutil
+import random
 import sys
 import time
 from pathlib import Path
@@ -47,8 +53,23 @@ import torch
 import yaml
 from tqdm import tqdm
 
-from training.checkpoint import BEST, PolicyAgent, atomic_torch_save, load_weights, make_checkpoint
-from training.config import DistillConfig, add_run_arguments, load_config
+from training.checkpoint import (
+    BEST,
+    GracefulStop,
+    Interrupted,
+    PolicyAgent,
+    atomic_write_bytes,
+    committed_checkpoints,
+    load_latest,
+    load_weights,
+    make_checkpoint,
+    restore_rng_states,
+    rng_states,
+    save_checkpoint,
+    save_verified,
+    validate_checkpoint,
+)
+from training.config import DistillConfig, add_run_arguments, config_differences, load_config
 from training.model import MaskedCategorical, PolicyValueNet
 
 DATA_DIR = "data"
@@ -78,7 +99,8 @@ def _init_worker(cfg_dict: dict[str, Any], round_index: int, student_state: byte
     _WORKER["round"] = round_index
     _WORKER["teachers"] = [make_agent(cfg.teacher, num_players=None, game=cfg.game) for _ in range(cfg.spec.max_players)]
     if student_state is not None:
-        net = build_student(cfg)
+        with torch.random.fork_rng(devices=[]):  # a worker's net (its weights are overwritten) must not draw from the trainer's torch stream
+            net = build_student(cfg)
         net.load_state_dict(pickle.loads(student_state))
         net.eval()
         _WORKER["student"] = PolicyAgent(net, name="student", deterministic=False)
@@ -245,50 +267,136 @@ def _round_key(cfg: DistillConfig, round_index: int) -> str:
     return json.dumps({"round": round_index, **key}, sort_keys=True)
 
 
-def run(cfg: DistillConfig, run_dir: Path, progress: bool = True) -> tuple[PolicyValueNet, list[dict[str, Any]]]:
-    """Run every round; write ``best.pt`` after each and return the student and the per-round log."""
+def save_round(path: Path, cfg: DistillConfig, round_index: int, data: dict[str, np.ndarray]) -> None:
+    """Write a round's data durably (temporary file, fsync, rename): a crash never leaves a half-written ``.npz``."""
+    import io
+
+    buffer = io.BytesIO()
+    np.savez(buffer, key=np.array(_round_key(cfg, round_index)), **data)
+    atomic_write_bytes(path, buffer.getvalue())
+
+
+def _resume_key(cfg: DistillConfig) -> dict[str, Any]:
+    """Return what the student after a round depends on (not the round count: more rounds continue a run)."""
+    return cfg.model_dump(exclude={"run_name", "checkpoint_dir", "processes", "torch_threads", "eval", "rounds", "distributed"})
+
+
+def _resume_point(cfg: DistillConfig, run_dir: Path) -> dict[str, Any] | None:
+    """Return the newest verified round checkpoint of ``run_dir`` made by this config, or None (say why when one is not used)."""
+    if not committed_checkpoints(run_dir):
+        return None
+    state, info = load_latest(run_dir, report=tqdm.write)
+    validate_checkpoint(state, run_dir / info["state"])
+    stored = DistillConfig.model_validate(state["config"])
+    diffs = config_differences(_resume_key(cfg), _resume_key(stored))
+    if diffs:
+        tqdm.write(f"the checkpoint in {run_dir} was trained with other values of {', '.join(k for k, _, _ in diffs)}: "
+                   "starting from round 0 (data rounds this config also plays are reused)")
+        return None
+    return state
+
+
+def _check_config_yaml(cfg: DistillConfig, run_dir: Path, override: bool) -> None:
+    """Refuse to overwrite a run directory's config.yaml that differs from ``cfg`` (edited, or another run's) unless ``override``."""
+    path = run_dir / "config.yaml"
+    if override or not path.is_file():
+        return
+    try:
+        theirs = DistillConfig.model_validate(yaml.safe_load(path.read_text()) or {}).model_dump()
+    except Exception as err:
+        raise ValueError(f"{path} is not a valid distillation config ({str(err).splitlines()[0]}); fix it, or pass --override-config to replace it") from None
+    diffs = config_differences(cfg.model_dump(), theirs)
+    if diffs:
+        shown = "; ".join(f"{k}: {mine!r} given, {old!r} in config.yaml" for k, mine, old in diffs[:8])
+        raise ValueError(f"{path} differs from the given config in keys {', '.join(k for k, _, _ in diffs)} ({shown}): "
+                         "pass --override-config to continue with the given config (config.yaml is rewritten), or give that config.yaml as --config")
+
+
+def run(cfg: DistillConfig, run_dir: Path, progress: bool = True, override_config: bool = False) -> tuple[PolicyValueNet, list[dict[str, Any]]]:
+    """Run every round not yet done (resuming after the newest verified round checkpoint); write ``best.pt`` after each; return the student and the per-round log."""
     torch.set_num_threads(cfg.torch_threads)
+    random.seed(cfg.seed)  # nothing here draws from it today; seeded and checkpointed so that nothing ever could differ on resume
     torch.manual_seed(cfg.seed)
     run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.model_dump(), sort_keys=False))
+    _check_config_yaml(cfg, run_dir, override_config)
+    atomic_write_bytes(run_dir / "config.yaml", yaml.safe_dump(cfg.model_dump(), sort_keys=False).encode())
     net = build_student(cfg)
     if cfg.init_checkpoint is not None:
         load_weights(net, cfg.init_checkpoint)
     net.eval()
     log: list[dict[str, Any]] = []
     merged: dict[str, np.ndarray] | None = None
-    for r in range(cfg.rounds):
-        t0 = time.perf_counter()
-        path = round_file(run_dir, r)
-        data = load_round(path, cfg, r)
-        reused = data is not None
-        if data is None:
-            data = collect_round(cfg, r, None if r == 0 else net, progress)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            np.savez(path, key=np.array(_round_key(cfg, r)), **data)
-        data["game_key"] = data["game"].astype(np.int64)
-        feats = features_of(net, data)  # once per round's data, not again for every later round
-        if feats is not None:
-            data["feats"] = feats
-        merged = data if merged is None else {k: np.concatenate([merged[k], data[k]]) for k in data}
-        t1 = time.perf_counter()
-        metrics = train_student(net, merged, cfg, r, progress)
-        t2 = time.perf_counter()
-        entry = {"round": r, "decisions": int(len(data["action"])), "total_decisions": int(len(merged["action"])), "data_reused": reused,
-                 "data_seconds": round(t1 - t0, 1), "train_seconds": round(t2 - t1, 1), **metrics}
-        log.append(entry)
-        tqdm.write(f"round {r}: {entry['decisions']} decisions ({entry['total_decisions']} in all), held-out agreement with "
-                   f"{cfg.teacher} {metrics['agreement']:.3f}, value MSE {metrics['value_mse']:.4f}; data {t1 - t0:.0f} s, training {t2 - t1:.0f} s")
-        atomic_torch_save(make_checkpoint(net, cfg.model_dump(), None, update=0, env_steps=0, learner_steps=int(len(merged["action"])),
-                                          distill_log=log), run_dir / BEST)
-        shutil.copyfile(run_dir / BEST, run_dir / f"round_{r}.pt")  # each round's student, to compare rounds
-    (run_dir / "distill_log.json").write_text(json.dumps(log, indent=1))
+    start = 0
+    resumed = _resume_point(cfg, run_dir)
+    if resumed is not None:
+        net.load_state_dict(resumed["model"])
+        restore_rng_states(resumed["rng"])
+        log = list(resumed["distill_log"])
+        start = int(resumed["round"]) + 1
+        for r in range(min(start, cfg.rounds)):
+            data = load_round(round_file(run_dir, r), cfg, r)  # verified against the manifest by load_latest
+            if data is None:
+                raise ValueError(f"{round_file(run_dir, r)} was not played by this config although the checkpoint names it; delete {run_dir} to start over")
+            merged = _add_round(net, merged, data)
+        if start >= cfg.rounds:
+            tqdm.write(f"{run_dir}: all {cfg.rounds} rounds are done")
+            atomic_write_bytes(run_dir / "distill_log.json", json.dumps(log[:cfg.rounds], indent=1).encode())
+            return net, log[:cfg.rounds]
+        tqdm.write(f"resuming {run_dir} at round {start} of {cfg.rounds}")
+    with GracefulStop("round", drop=True, report=tqdm.write):
+        try:
+            for r in range(start, cfg.rounds):
+                merged = _one_round(cfg, run_dir, net, merged, r, log, progress)
+        except KeyboardInterrupt as err:
+            signum = getattr(err, "signum", 2)
+            done = committed_checkpoints(run_dir)
+            where = (f"checkpoint {run_dir / done[0]['state']} holds {done[0]['label']}" if done else "no round was finished yet")
+            tqdm.write(f"interrupted: dropped the round in flight; {where}; resume by running the same command again")
+            raise Interrupted(signum) from None
+    atomic_write_bytes(run_dir / "distill_log.json", json.dumps(log, indent=1).encode())
     return net, log
+
+
+def _add_round(net: PolicyValueNet, merged: dict[str, np.ndarray] | None, data: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    data["game_key"] = data["game"].astype(np.int64)
+    feats = features_of(net, data)  # once per round's data, not again for every later round
+    if feats is not None:
+        data["feats"] = feats
+    return data if merged is None else {k: np.concatenate([merged[k], data[k]]) for k in data}
+
+
+def _one_round(cfg: DistillConfig, run_dir: Path, net: PolicyValueNet, merged: dict[str, np.ndarray] | None, r: int,
+               log: list[dict[str, Any]], progress: bool) -> dict[str, np.ndarray]:
+    """Play (or reuse) round ``r``'s data, train the student on everything so far, commit the round's checkpoint; return the merged data."""
+    t0 = time.perf_counter()
+    path = round_file(run_dir, r)
+    data = load_round(path, cfg, r)
+    reused = data is not None
+    if data is None:
+        data = collect_round(cfg, r, None if r == 0 else net, progress)
+        save_round(path, cfg, r, data)
+    merged = _add_round(net, merged, data)
+    t1 = time.perf_counter()
+    metrics = train_student(net, merged, cfg, r, progress)
+    t2 = time.perf_counter()
+    entry = {"round": r, "decisions": int(len(data["action"])), "total_decisions": int(len(merged["action"])), "data_reused": reused,
+             "data_seconds": round(t1 - t0, 1), "train_seconds": round(t2 - t1, 1), **metrics}
+    log.append(entry)
+    tqdm.write(f"round {r}: {entry['decisions']} decisions ({entry['total_decisions']} in all), held-out agreement with "
+               f"{cfg.teacher} {metrics['agreement']:.3f}, value MSE {metrics['value_mse']:.4f}; data {t1 - t0:.0f} s, training {t2 - t1:.0f} s")
+    ckpt = make_checkpoint(net, cfg.model_dump(), None, update=0, env_steps=0, learner_steps=int(len(merged["action"])), distill_log=log)
+    save_verified(ckpt, run_dir / BEST)
+    save_verified(ckpt, run_dir / f"round_{r}.pt")  # each round's student, to compare rounds
+    label = f"the student after round {r + 1} of {cfg.rounds}"
+    save_checkpoint(run_dir, {**ckpt, "round": r, "rng": rng_states(), "label": label},
+                    [f"{DATA_DIR}/{round_file(run_dir, k).name}" for k in range(r + 1)], label=label)
+    return merged
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="grinch-distill", description="Distil a teacher agent into the policy network (DAgger rounds).")
     parser.add_argument("--config", required=True, help="YAML config (configs/distill_lookahead.yaml)")
+    parser.add_argument("--override-config", action="store_true", help="replace a run directory's config.yaml that differs from --config (edited, or another run's)")
     add_run_arguments(parser)
     return parser
 
@@ -306,7 +414,7 @@ def main(argv: list[str] | None = None) -> int:
         for spec in cfg.eval.opponents:
             make_agent(spec, game=cfg.game)
         if not args.report_only:
-            run(cfg, run_dir, progress=not args.no_progress)
+            run(cfg, run_dir, progress=not args.no_progress, override_config=args.override_config)
             print(f"saved {run_dir / BEST}")
         if args.report_only or (not args.no_report and cfg.eval.games):
             if cfg.eval.games == 0:
@@ -316,6 +424,8 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, FileNotFoundError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as err:
+        return getattr(err, "exit_code", 130)
     return 0
 
 

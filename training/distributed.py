@@ -24,9 +24,11 @@ and policy constructor.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import os
+import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -79,6 +81,32 @@ def init_ray(address: str = "local", num_cpus: int | None = None, object_store_m
     import training
 
     packages = [os.path.dirname(grinch_env.__file__), os.path.dirname(training.__file__)]
+    # ray.init installs its own SIGTERM handler (exit at once); the trainers' handlers (finish the update, save) are put back after it.
+    handlers = _signal_handlers()
+    try:
+        _connect(ray, address, packages, num_cpus, object_store_mb)
+    finally:
+        _restore_signal_handlers(handlers)
+
+
+def _signal_handlers() -> dict[int, Any]:
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    return {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+
+def _restore_signal_handlers(handlers: dict[int, Any]) -> None:
+    import signal
+
+    for sig, handler in handlers.items():
+        if handler is not None:
+            signal.signal(sig, handler)
+
+
+def _connect(ray: Any, address: str, packages: list[str], num_cpus: int | None, object_store_mb: int | None) -> None:
     if address == "local":
         # Workers import this checkout's packages (not whichever copy site-packages points at).
         root = os.path.dirname(packages[0])
@@ -92,7 +120,13 @@ def init_ray(address: str = "local", num_cpus: int | None = None, object_store_m
         )
     else:
         # A cluster's nodes get this checkout's packages shipped with the job (nothing to install on them but the dependencies).
-        ray.init(address=address, runtime_env={"py_modules": packages})
+        try:
+            ray.init(address=address, runtime_env={"py_modules": packages})
+        except ConnectionError as err:
+            where = "no Ray cluster is running on this machine" if address == "auto" else f"no Ray cluster answers at {address!r}"
+            raise ValueError(f"distributed.address {address!r}: {where} ({str(err).splitlines()[0]}). Start one with `ray start --head` "
+                             "(then address: auto), give the head node's address (host:6379 or ray://host:10001), "
+                             "or set distributed.address: local for a private instance on this machine") from None
 
 
 class _Worker:
@@ -245,21 +279,38 @@ def merge_rollouts(parts: Sequence[Any]) -> Any:
     return type(first)(**merged)
 
 
+@contextlib.contextmanager
+def _own_python_random() -> Any:
+    """Keep Ray's draws from python's global ``random`` (ids, retry jitter) out of the trainer's stream, which checkpoints save.
+
+    Without it, a resumed run (which starts Ray at another point of that stream) ended on another python random state.
+    """
+    state = random.getstate()
+    try:
+        yield
+    finally:
+        random.setstate(state)
+
+
 class RolloutCollector:
     """PPO rollouts from ``num_workers`` engines of ``num_envs`` games each: the trainer's distributed path."""
 
     def __init__(self, cfg: Any) -> None:
         setup = functools.partial(_rollout_setup, cfg.model_dump())
-        self.collector = make_collector(cfg.distributed, setup, _rollout_work, cfg.torch_threads)
+        with _own_python_random():
+            self.collector = make_collector(cfg.distributed, setup, _rollout_work, cfg.torch_threads)
 
     def collect(self, model: torch.nn.Module, pool: Any, rng: np.random.Generator) -> Any:
         """Return one merged rollout; the task seeds are drawn from the trainer's ``rng`` (so resume stays exact)."""
         seeds = [int(s) for s in rng.integers(2**63, size=self.collector.num_workers)]
         shared = {"weights": _numpy_state(model.state_dict()), "snapshots": [(name, _numpy_state(sd)) for name, sd in pool.snapshots]}
-        return merge_rollouts(self.collector.run(seeds, shared))
+        with _own_python_random():
+            parts = self.collector.run(seeds, shared)
+        return merge_rollouts(parts)
 
     def close(self) -> None:
-        self.collector.close()
+        with _own_python_random():
+            self.collector.close()
 
 
 def rollout_collector(cfg: Any) -> RolloutCollector | None:
@@ -293,15 +344,16 @@ def collect_labels(cfg: Any, round_index: int, student_state: bytes | None, init
     ``init_worker(cfg_dict, round_index, student_state)`` and ``play_game(index)`` are distill's worker
     functions, passed in (pickled by reference) so that this module does not import ``training.distill``.
     """
-    setup = functools.partial(_label_setup, cfg.model_dump(), init_worker, play_game)
-    collector = make_collector(cfg.distributed, setup, _label_work, cfg.torch_threads)
-    try:
-        games = list(range(cfg.games_per_round))
-        chunk = max(1, min(8, len(games) // (4 * collector.num_workers)))  # small enough to keep every worker busy to the end
-        chunks = [games[i:i + chunk] for i in range(0, len(games), chunk)]
-        return [game for part in collector.run(chunks, (round_index, student_state)) for game in part]
-    finally:
-        collector.close()
+    with _own_python_random():
+        setup = functools.partial(_label_setup, cfg.model_dump(), init_worker, play_game)
+        collector = make_collector(cfg.distributed, setup, _label_work, cfg.torch_threads)
+        try:
+            games = list(range(cfg.games_per_round))
+            chunk = max(1, min(8, len(games) // (4 * collector.num_workers)))  # small enough to keep every worker busy to the end
+            chunks = [games[i:i + chunk] for i in range(0, len(games), chunk)]
+            return [game for part in collector.run(chunks, (round_index, student_state)) for game in part]
+        finally:
+            collector.close()
 
 
 __all__ = ["Collector", "LocalCollector", "RayCollector", "RolloutCollector", "collect_labels", "init_ray", "make_collector", "merge_rollouts", "ray_available",

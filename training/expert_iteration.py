@@ -19,7 +19,12 @@ Generation ``k = 1..generations``:
    its rollout policy; the figures go to ``gen_<k>/report.json`` and every
    generation's to ``<run dir>/generations.json``.
 
-A generation whose ``best.pt`` and ``report.json`` exist is not run again.
+A generation whose ``best.pt`` and ``report.json`` exist is not run again, and
+a generation stopped half-way resumes after its last finished distillation
+round (:func:`training.distill.run`), so a run killed at any point and started
+again with the same command ends on the same networks, bit for bit.  SIGINT or
+SIGTERM stops it at once (the work in flight is dropped; what is saved stays
+consistent) with exit status 130 / 143.
 """
 
 from __future__ import annotations
@@ -33,7 +38,8 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from training.config import DistillConfig, add_run_arguments, apply_overrides, config_from_dict
+from training.checkpoint import GracefulStop, Interrupted, atomic_write_bytes
+from training.config import DistillConfig, add_run_arguments, apply_overrides, config_differences, config_from_dict
 from training.match import format_match, run_match
 
 
@@ -82,36 +88,59 @@ def evaluate_generation(cfg: ExpertIterationConfig, checkpoint: Path) -> list[di
     return records
 
 
-def run(cfg: ExpertIterationConfig, run_dir: Path, progress: bool = True) -> list[dict[str, Any]]:
+def _check_config_yaml(cfg: ExpertIterationConfig, run_dir: Path, override: bool) -> None:
+    """Refuse to overwrite a run directory's config.yaml that differs from ``cfg`` (edited, or another run's) unless ``override``."""
+    path = run_dir / "config.yaml"
+    if override or not path.is_file():
+        return
+    try:
+        theirs = ExpertIterationConfig.model_validate(yaml.safe_load(path.read_text()) or {}).model_dump()
+    except Exception as err:
+        raise ValueError(f"{path} is not a valid expert-iteration config ({str(err).splitlines()[0]}); fix it, or pass --override-config to replace it") from None
+    diffs = config_differences(cfg.model_dump(), theirs)
+    if diffs:
+        raise ValueError(f"{path} differs from the given config in keys {', '.join(k for k, _, _ in diffs)}: pass --override-config to continue "
+                         "with the given config (config.yaml is rewritten), or give that config.yaml as --config")
+
+
+def run(cfg: ExpertIterationConfig, run_dir: Path, progress: bool = True, override_config: bool = False) -> list[dict[str, Any]]:
     """Run every generation not yet done; return one summary per generation."""
     from training.distill import run as distill_run
 
     run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.model_dump(), sort_keys=False))
+    _check_config_yaml(cfg, run_dir, override_config)
+    atomic_write_bytes(run_dir / "config.yaml", yaml.safe_dump(cfg.model_dump(), sort_keys=False).encode())
     previous = Path(cfg.distill.init_checkpoint) if cfg.distill.init_checkpoint else None
     summaries = []
-    for k in range(1, cfg.generations + 1):
-        gen_dir = run_dir / f"gen_{k}"
-        report = gen_dir / "report.json"
-        teacher = teacher_spec(cfg, previous if k > 1 else None)
-        if (gen_dir / "best.pt").is_file() and report.is_file():
-            summary = json.loads(report.read_text())
-        else:
-            dcfg = cfg.distill.model_copy(update={"teacher": teacher, "run_name": f"{cfg.run_name}/gen_{k}",
-                                                  "init_checkpoint": None if previous is None else str(previous)})
-            _, log = distill_run(dcfg, gen_dir, progress=progress)
-            summary = {"generation": k, "teacher": teacher, "init_checkpoint": dcfg.init_checkpoint, "distill_log": log,
-                       "matches": evaluate_generation(cfg, gen_dir / "best.pt")}
-            report.write_text(json.dumps(summary, indent=1))
-        summaries.append(summary)
-        previous = gen_dir / "best.pt"
-    (run_dir / "generations.json").write_text(json.dumps(summaries, indent=1))
+    with GracefulStop("generation", drop=True):
+        try:
+            for k in range(1, cfg.generations + 1):
+                gen_dir = run_dir / f"gen_{k}"
+                report = gen_dir / "report.json"
+                teacher = teacher_spec(cfg, previous if k > 1 else None)
+                if (gen_dir / "best.pt").is_file() and report.is_file():
+                    summary = json.loads(report.read_text())
+                else:
+                    dcfg = cfg.distill.model_copy(update={"teacher": teacher, "run_name": f"{cfg.run_name}/gen_{k}",
+                                                          "init_checkpoint": None if previous is None else str(previous)})
+                    _, log = distill_run(dcfg, gen_dir, progress=progress, override_config=override_config)
+                    summary = {"generation": k, "teacher": teacher, "init_checkpoint": dcfg.init_checkpoint, "distill_log": log,
+                               "matches": evaluate_generation(cfg, gen_dir / "best.pt")}
+                    atomic_write_bytes(report, json.dumps(summary, indent=1).encode())
+                summaries.append(summary)
+                previous = gen_dir / "best.pt"
+        except KeyboardInterrupt as err:
+            print(f"interrupted: dropped the work in flight; every finished round and generation in {run_dir} is kept; "
+                  "resume by running the same command again", flush=True)
+            raise Interrupted(getattr(err, "signum", 2)) from None
+    atomic_write_bytes(run_dir / "generations.json", json.dumps(summaries, indent=1).encode())
     return summaries
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m training.expert_iteration", description=__doc__.splitlines()[0])
     parser.add_argument("--config", required=True, help="YAML config (configs/expert_iteration.yaml)")
+    parser.add_argument("--override-config", action="store_true", help="replace a run directory's config.yaml that differs from --config (edited, or another run's)")
     add_run_arguments(parser)
     args = parser.parse_args(argv)
     try:
@@ -121,10 +150,12 @@ def main(argv: list[str] | None = None) -> int:
         data = apply_overrides(yaml.safe_load(path.read_text()) or {}, args.overrides)
         cfg = config_from_dict(data, source=str(path), schema=ExpertIterationConfig)
         run_dir = Path(args.run_dir) if args.run_dir else Path(cfg.checkpoint_dir) / cfg.run_name
-        run(cfg, run_dir, progress=not args.no_progress)
+        run(cfg, run_dir, progress=not args.no_progress, override_config=args.override_config)
     except (ValueError, FileNotFoundError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as err:
+        return getattr(err, "exit_code", 130)
     return 0
 
 

@@ -5,14 +5,25 @@ one rollout of complete games on the batched engine (:mod:`training.selfplay`),
 per-seat GAE and the masked PPO update (:mod:`training.ppo`), logging
 (tqdm, TensorBoard), snapshots into the opponent pool, periodic evaluation
 (best.pt) and checkpoints (latest.pt); at the end a final evaluation report
-is written next to the checkpoint and printed.  Ctrl-C saves latest.pt and
-exits; ``--resume`` continues a run exactly where latest.pt left it.
+is written next to the checkpoint and printed.
+
+Every save is one transaction (:func:`training.checkpoint.save_checkpoint`:
+state, opponent-pool snapshots and their SHA-256 manifest, fsynced), so a run
+killed at any instant, SIGKILL included, resumes (``--resume RUN_DIR``) from
+its newest checkpoint that verifies and ends on the same weights, bit for bit,
+as a run never stopped.  SIGINT (Ctrl-C) or SIGTERM finishes the update in
+flight, saves, prints the resume command and exits with 130 / 143; a second
+signal drops the update in flight instead (nothing half-applied is saved).
+``--resume`` refuses a ``--config``, or an edited ``config.yaml`` in the run
+directory, that differs from the checkpoint's config unless
+``--override-config`` or ``--checkpoint-config`` says which one wins.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import signal
 import sys
 import time
 from collections.abc import Callable
@@ -28,16 +39,35 @@ from grinch_env.evaluation.versus import evaluate_against, learner_win_rate, wri
 from training.checkpoint import (
     BEST,
     LATEST,
+    STATE_DIR,
+    CheckpointError,
+    GracefulStop,
+    Interrupted,
     PolicyAgent,
     atomic_torch_save,
+    atomic_write_bytes,
     check_network,
+    committed_checkpoints,
     load_checkpoint,
+    load_latest,
+    load_verified_tensors,
     load_weights,
     make_checkpoint,
     restore_rng_states,
     rng_states,
+    save_checkpoint,
+    save_verified,
+    validate_checkpoint,
 )
-from training.config import TrainConfig, add_run_arguments, apply_overrides, config_from_dict, load_config
+from training.config import (
+    TrainConfig,
+    add_run_arguments,
+    apply_overrides,
+    choose_resume_config,
+    config_from_dict,
+    load_config,
+    read_config_data,
+)
 from training.distributed import rollout_collector
 from training.ppo import ppo_update
 from training.selfplay import OpponentPool, build_model, collect_rollout, make_engine
@@ -77,6 +107,8 @@ class Trainer:
         self.last_eval: dict[str, float] = {}
         self.writer = None
         self.evaluator: Callable[..., dict[str, Any]] = evaluate_against
+        self._fresh = True  # no checkpoint loaded or saved yet
+        self._saved_update = -1  # the update the newest resume checkpoint holds
 
     # ------------------------------------------------------------ checkpoints
     def state(self, with_optimizer: bool = True) -> dict[str, Any]:
@@ -93,22 +125,51 @@ class Trainer:
             rng=rng_states(self.rng),
         )
 
-    def save(self, name: str = LATEST) -> Path:
-        """Write a checkpoint; best.pt leaves out the optimizer state (it is for playing, latest.pt for resuming: 1.8 MB vs 5.3 MB)."""
-        path = self.run_dir / name
-        atomic_torch_save(self.state(with_optimizer=name != BEST), path)
-        return path
+    def save(self, name: str = LATEST, label: str | None = None) -> Path:
+        """Write best.pt (weights for playing, no optimizer: 1.8 MB vs 5.3 MB), or commit a resume checkpoint and return latest.pt.
+
+        A resume checkpoint is one transaction (:func:`training.checkpoint.save_checkpoint`): the state, the pool's
+        snapshot files and config.yaml under one SHA-256 manifest; snapshots that left the pool are deleted only after it.
+        """
+        if name == BEST:
+            save_verified(self.state(with_optimizer=False), self.run_dir / BEST)
+            return self.run_dir / BEST
+        if label is None:
+            label = f"update {self.update} of {self.cfg.total_updates} (saved every {self.cfg.save_every})"
+        state = self.state()
+        state["label"] = label
+        snapshots = [f"{SNAPSHOT_DIR}/{n}.pt" for n, _ in self.pool.snapshots]
+        # The first save of a new run drops any checkpoint an earlier run left in the directory (after this one is durable).
+        save_checkpoint(self.run_dir, state, snapshots, label=label, gc_dirs=(SNAPSHOT_DIR,), keep=1 if self._fresh else 2,
+                        extra_text={"config.yaml": yaml.safe_dump(self.cfg.model_dump(), sort_keys=False)})
+        self._fresh = False
+        self._saved_update = self.update
+        return self.run_dir / LATEST
 
     def init_weights(self, path: str | Path) -> None:
         """Start the network from another checkpoint's weights (``init_checkpoint``); counters and optimizer start fresh."""
         load_weights(self.model, path)
 
     def load(self, path: str | Path) -> None:
-        """Restore everything from a checkpoint written by :meth:`save` (resume)."""
-        ckpt = load_checkpoint(path)
+        """Restore everything from a checkpoint written by :meth:`save` (resume): a run directory, its latest.pt or an older single .pt.
+
+        A run directory with manifests resumes from its newest checkpoint that verifies (:func:`training.checkpoint.load_latest`).
+        """
+        path = Path(path)
+        run_dir = path if path.is_dir() else path.parent.parent if path.parent.name == STATE_DIR else path.parent
+        if (path.is_dir() or path.name == LATEST or path.parent.name == STATE_DIR) and committed_checkpoints(run_dir):
+            ckpt, info = load_latest(run_dir, report=tqdm.write)
+            self.load_state(ckpt, run_dir, info)
+        else:
+            self.load_state(load_checkpoint(path), run_dir, None, source=path)
+
+    def load_state(self, ckpt: dict[str, Any], run_dir: Path, info: dict[str, Any] | None, source: Path | None = None) -> None:
+        """Restore the network, optimizer, counters, opponent pool and random streams from ``ckpt``; ``info`` is its verified manifest (None: an older checkpoint without one)."""
+        source = source or (run_dir / info["state"] if info else run_dir / LATEST)
+        validate_checkpoint(ckpt, source)
         if ckpt.get("optimizer") is None or "rng" not in ckpt:
-            raise ValueError(f"checkpoint {str(path)!r} holds no optimizer or random state: it cannot be resumed")
-        check_network(ckpt, self.model, path)
+            raise ValueError(f"checkpoint {str(source)!r} holds no optimizer or random state: it cannot be resumed")
+        check_network(ckpt, self.model, source)
         self.model.load_state_dict(ckpt["model"])
         self.optimizer.load_state_dict(ckpt["optimizer"])
         self.update = int(ckpt["update"])
@@ -116,44 +177,82 @@ class Trainer:
         self.learner_steps = int(ckpt["learner_steps"])
         self.best_metric = float(ckpt["best_metric"])
         self.last_eval = dict(ckpt.get("last_eval") or {})
+        self.pool.snapshots.clear()
+        self.pool._snapshot_agents.clear()
         for name in ckpt.get("pool", []):
-            snap = self.run_dir / SNAPSHOT_DIR / f"{name}.pt"
-            if snap.is_file():
-                self.pool.add_snapshot(name, torch.load(snap, map_location="cpu", weights_only=True))
+            rel = f"{SNAPSHOT_DIR}/{name}.pt"
+            if info is not None:
+                weights = load_verified_tensors(run_dir, info, rel)
             else:
-                tqdm.write(f"warning: snapshot {snap} is missing; the opponent pool resumes without it")
+                snap = run_dir / rel
+                if not snap.is_file():
+                    raise CheckpointError(f"snapshot {snap} named by the opponent pool of {str(source)!r} is missing: "
+                                          "resuming without it would not continue the run as it was")
+                try:
+                    weights = torch.load(snap, map_location="cpu", weights_only=True)
+                except Exception as err:
+                    raise CheckpointError(f"snapshot {snap} is not a readable torch file ({type(err).__name__}): it was altered or truncated") from None
+            self.pool.add_snapshot(name, weights)
         restore_rng_states(ckpt["rng"], self.rng)
+        self._fresh = False
+        self._saved_update = self.update
 
     # ------------------------------------------------------------------ loop
     def train(self, stop_after: int | None = None) -> None:
-        """Run updates until ``total_updates`` (or ``stop_after`` updates in this call), then save latest.pt."""
+        """Run updates until ``total_updates`` (or ``stop_after`` updates in this call), then save latest.pt.
+
+        SIGINT or SIGTERM finishes the update in flight, saves and raises :class:`~training.checkpoint.Interrupted`;
+        a second signal (or any other KeyboardInterrupt) drops the update in flight: nothing is saved, the newest
+        checkpoint stands.
+        """
         cfg = self.cfg
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        (self.run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.model_dump(), sort_keys=False))
+        if self.update == 0:  # a new run; a resumed one keeps the config.yaml of its checkpoint (rewritten with each save)
+            atomic_write_bytes(self.run_dir / "config.yaml", yaml.safe_dump(cfg.model_dump(), sort_keys=False).encode())
         if cfg.tensorboard and self.writer is None:
             from torch.utils.tensorboard import SummaryWriter
 
             self.writer = SummaryWriter(str(self.run_dir / "tb"))
+        if self.collector is None and cfg.distributed.backend != "local":
+            self.collector = rollout_collector(cfg)  # before our signal handlers: ray.init installs its own for SIGTERM
         end = cfg.total_updates if stop_after is None else min(cfg.total_updates, self.update + stop_after)
         start_steps, start_time = self.env_steps, time.perf_counter()
         bar = tqdm(total=cfg.total_updates, initial=self.update, disable=not self.progress, desc=cfg.run_name, unit="upd", dynamic_ncols=True)
-        try:
-            while self.update < end:
-                self._one_update(bar)
-        except KeyboardInterrupt:
-            path = self.save()
-            bar.close()
-            tqdm.write(f"interrupted at update {self.update}: saved {path}; resume with --resume")
-            raise
+        with GracefulStop("update", report=tqdm.write) as stop:
+            try:
+                while self.update < end and not stop.requested:
+                    self._one_update(bar)
+            except KeyboardInterrupt as err:
+                bar.close()
+                signum = getattr(err, "signum", signal.SIGINT)
+                tqdm.write(f"{signal.Signals(signum).name}: dropped update {self.update + 1} in flight (nothing of it is saved); "
+                           + self._where_to_resume())
+                raise Interrupted(signum) from None
+            if stop.requested:
+                name = signal.Signals(stop.signum).name
+                self.save(label=f"update {self.update} of {cfg.total_updates} (saved on {name})")
+                bar.close()
+                tqdm.write(f"{name}: stopped after update {self.update}; " + self._where_to_resume())
+                raise Interrupted(stop.signum)
         bar.close()
         elapsed = time.perf_counter() - start_time
         if self.env_steps > start_steps:
             tqdm.write(f"trained {self.env_steps - start_steps} env steps in {elapsed:.0f} s: {(self.env_steps - start_steps) / elapsed:.0f} steps/s (evaluations included)")
-        self.save()
+        if self._saved_update != self.update:  # the last update's own periodic save is this checkpoint already
+            self.save()
         if not (self.run_dir / BEST).exists():
             self.save(BEST)  # no periodic evaluation picked one: the final weights are the best we know
         if self.writer is not None:
             self.writer.flush()
+
+    def _where_to_resume(self) -> str:
+        """Return where the newest checkpoint is, what it holds and the command that resumes it."""
+        infos = committed_checkpoints(self.run_dir)
+        if not infos:
+            return f"no checkpoint was saved yet in {self.run_dir}: start the run again with the same command"
+        info = infos[0]
+        return (f"checkpoint {self.run_dir / info['state']} (also {self.run_dir / LATEST}) holds {info['label']}; "
+                f"resume with: python -m training.train --resume {self.run_dir}")
 
     def _one_update(self, bar: tqdm) -> None:
         cfg = self.cfg
@@ -187,10 +286,7 @@ class Trainer:
             name = f"update_{self.update:06d}"
             atomic_torch_save(self.model.state_dict(), self.run_dir / SNAPSHOT_DIR / f"{name}.pt")
             self.pool.add_snapshot(name, self.model.state_dict())
-            kept = {f"{n}.pt" for n, _ in self.pool.snapshots}
-            for old in (self.run_dir / SNAPSHOT_DIR).glob("update_*.pt"):
-                if old.name not in kept:  # dropped from the pool: latest.pt no longer refers to it
-                    old.unlink()
+            # A snapshot that left the pool stays on disk until a checkpoint without it is durable (save_checkpoint deletes it).
         if cfg.eval.every and self.update % cfg.eval.every == 0:
             self._periodic_eval(stats)
         self._log(stats, bar)
@@ -255,6 +351,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--resume", nargs="?", const="", default=None, metavar="PATH",
                         help="resume from PATH (a run directory or latest.pt); without PATH, the config's run directory")
     parser.add_argument("--stop-after", type=int, help="stop (saving latest.pt) after this many updates in this session")
+    wins = parser.add_mutually_exclusive_group()
+    wins.add_argument("--override-config", action="store_const", const="given", dest="config_wins",
+                      help="with --resume: where --config (or an edited config.yaml in the run directory) differs from the checkpoint's config, the given values win")
+    wins.add_argument("--checkpoint-config", action="store_const", const="checkpoint", dest="config_wins",
+                      help="with --resume: the checkpoint's config wins over --config or an edited config.yaml (which is rewritten from it)")
     add_run_arguments(parser, report_only_help="(--resume RUN_DIR or --config)")
     return parser
 
@@ -283,25 +384,67 @@ def _not_resumable(best: Path, what: str) -> str:
             f"python -m training.train --config CONFIG.yaml --set init_checkpoint={run} --set run_name=NEW_NAME")
 
 
+def _resume_source(args: argparse.Namespace) -> tuple[Path, Path | None]:
+    """Return ``(run directory to read, single checkpoint file or None)`` for ``--resume``."""
+    if args.resume:
+        path = Path(args.resume)
+        if path.is_dir():
+            return path, None
+        if path.parent.name == STATE_DIR:
+            return path.parent.parent, None
+        if path.name == LATEST and committed_checkpoints(path.parent):
+            return path.parent, None
+        return path.parent, path
+    cfg = load_config(args.config, args.overrides)
+    return (Path(args.run_dir) if args.run_dir else run_directory(cfg)), None
+
+
+def _load_for_resume(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any] | None, Path, Path]:
+    """Return ``(checkpoint, manifest or None, file it came from, run directory it came from)`` for ``--resume``."""
+    source_dir, single = _resume_source(args)
+    if single is None and committed_checkpoints(source_dir):
+        ckpt, info = load_latest(source_dir, report=lambda line: print(line, file=sys.stderr))  # which checkpoint, and why a newer one was skipped
+        return ckpt, info, source_dir / info["state"], source_dir
+    ckpt_file = resume_file(single if single is not None else source_dir, args.report_only)
+    return load_checkpoint(ckpt_file), None, ckpt_file, ckpt_file.parent
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.config is None and args.resume is None:
         build_parser().error("give --config, --resume PATH, or both")
+    if args.config_wins is not None and args.resume is None:
+        build_parser().error("--override-config and --checkpoint-config choose between configs on --resume; give --resume too")
     try:
-        if args.resume is not None and (args.resume or args.config is None):
-            ckpt_file = resume_file(Path(args.resume), args.report_only)
-            ckpt = load_checkpoint(ckpt_file)
+        info = None
+        if args.resume is not None:
+            ckpt, info, ckpt_file, source_dir = _load_for_resume(args)
             if not args.report_only and (ckpt.get("optimizer") is None or "rng" not in ckpt):
                 raise ValueError(_not_resumable(ckpt_file, f"{str(ckpt_file)!r} is a weights-only checkpoint"))
-            cfg = config_from_dict(apply_overrides(ckpt["config"], args.overrides), source=str(ckpt_file))
-            run_dir = Path(args.run_dir) if args.run_dir else ckpt_file.parent
+            candidates = []
+            if args.config is not None:
+                candidates.append((f"--config {args.config}", read_config_data(args.config)))
+            yaml_file = source_dir / "config.yaml"
+            if yaml_file.is_file() and args.config_wins != "checkpoint":
+                candidates.append((str(yaml_file), read_config_data(yaml_file)))
+            base, notes = choose_resume_config(ckpt["config"], candidates, args.config_wins, str(ckpt_file))
+            for note in notes:
+                print(note)
+            cfg = config_from_dict(apply_overrides(base, args.overrides), source=str(ckpt_file))
+            run_dir = Path(args.run_dir) if args.run_dir else source_dir
+            if args.config_wins == "checkpoint" and yaml_file.is_file():
+                atomic_write_bytes(yaml_file, yaml.safe_dump(config_from_dict(ckpt["config"]).model_dump(), sort_keys=False).encode())
+                print(f"rewrote {yaml_file} from the checkpoint's config")
         else:
             cfg = load_config(args.config, args.overrides)
             run_dir = Path(args.run_dir) if args.run_dir else run_directory(cfg)
-            ckpt_file = resume_file(run_dir, args.report_only) if args.resume is not None else run_dir / LATEST
+            existing = committed_checkpoints(run_dir)
+            if existing and not args.report_only:
+                print(f"warning: {run_dir} holds a checkpoint ({existing[0]['label']}); this new run replaces it once it saves. "
+                      f"To continue that run instead: python -m training.train --resume {run_dir}")
         trainer = Trainer(cfg, run_dir, progress=not args.no_progress)
         if args.resume is not None and not args.report_only:
-            trainer.load(ckpt_file)
+            trainer.load_state(ckpt, source_dir, info, source=ckpt_file)
             if trainer.update >= cfg.total_updates:
                 print(f"run {str(run_dir)!r} is complete: {trainer.update} of {cfg.total_updates} updates done, nothing to train.\n"
                       f"To train it further, raise total_updates: python -m training.train --resume {run_dir} --set total_updates={trainer.update + cfg.total_updates}\n"
@@ -316,9 +459,15 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         trainer.train(stop_after=args.stop_after)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as err:
         trainer.close()
-        return 130
+        if not isinstance(err, Interrupted):  # Ctrl-C outside the update loop (while Ray starts, or in the last writes)
+            print("interrupted outside the update loop; nothing half-done was saved; " + trainer._where_to_resume(), file=sys.stderr)
+        return getattr(err, "exit_code", 130)
+    except ValueError as err:  # e.g. distributed.address names no running Ray cluster
+        trainer.close()
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     trainer.close()
     print(f"saved {run_dir / LATEST} and {run_dir / BEST} after {trainer.update} updates, {trainer.env_steps} env steps")
     if not args.no_report and trainer.update >= cfg.total_updates:

@@ -148,7 +148,8 @@ def main(argv: list[str] | None = None) -> int:
         from grinch_env.evaluation.versus import evaluate_against, learner_win_rate
         from training.checkpoint import load_agent
 
-        results = evaluate_against(load_agent(path), cfg.eval_opponents, [cfg.num_players], cfg.eval_games, seed=10_000 + cfg.seed)
+        agent = load_agent(path, trust=True)  # this run wrote the .zip just now
+        results = evaluate_against(agent, cfg.eval_opponents, [cfg.num_players], cfg.eval_games, seed=10_000 + cfg.seed)
         for key, result in results.items():
             print(f"{key}: win rate {learner_win_rate(result):.3f} over {cfg.eval_games} games")
     return 0

@@ -315,6 +315,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--video-game", type=int, default=0, help="index of the game the video shows (default 0, the first)")
     parser.add_argument("--video-seat", type=int, default=None, help="the video shows this seat's view (default: the spectator's)")
     parser.add_argument("--video-seconds", type=float, default=30.0, help="the game's length in the video in seconds (default 30)")
+    parser.add_argument("--trust-checkpoint", action="store_true", help="load SB3 .zip and RLlib checkpoints among the agents: they are unpickled, which can run code, so only for files you trust "
+                        "(or add trust=1 to that agent's spec: PATH.zip:trust=1); our .pt checkpoints need no opt-in")
     return parser
 
 
@@ -347,6 +349,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     spec = get_game(args.game)
     specs = split_specs(args.agents)
+    if args.trust_checkpoint:
+        from grinch_env.agents import trust_checkpoints
+
+        trust_checkpoints()  # an environment variable: the worker processes inherit it
     try:
         if args.league:
             specs = league_specs(args.league) + specs
