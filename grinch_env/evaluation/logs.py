@@ -36,12 +36,12 @@ def prepare_log_dir(log_dir: str | os.PathLike, game: str | GameSpec, num_player
     path = Path(log_dir)
     if path.exists() and not path.is_dir():
         raise ValueError(f"log_dir {str(log_dir)!r} is a file, not a directory: give a directory for the game logs")
-    hint = "give a bonus_layout by name or as a table {card_id: (points, suit, count)}"
+    hint = " (give a bonus_layout by name or as a table {card_id: (points, suit, count)})" if "bonus_layout" in game_options else ""
     try:
         kwargs = json.loads(json.dumps({"num_players": num_players, **game_options}))
         get_game(game).raw_env(**kwargs)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"game logs need game options that JSON can hold and the env accepts ({hint}): {exc}") from None
+        raise ValueError(f"game logs need game options that JSON can hold and the env accepts{hint}: {exc}") from None
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
