@@ -287,3 +287,33 @@ def test_the_command_refuses_a_port_in_use_with_a_clear_message(capsys):
             main(["--port", str(port)])
     assert exit_info.value.code == 1  # Werkzeug's own message
     assert f"Port {port} is in use by another program. Either identify and stop that program, or start the server with a different port." in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("game,players,agents,options", [
+    ("grinch", 3, ["greedy", "random"], {"num_rounds": 2}),
+    ("gnoming", 4, ["greedy", "random"], {"max_turns_per_player": 10}),
+])
+def test_the_page_lists_and_replays_a_tournaments_logs_to_its_totals(tmp_path, game, players, agents, options):
+    from grinch_env.evaluation import evaluate
+
+    result = evaluate(agents, players, 3, seed=8, game=game, game_options=options, log_dir=tmp_path / "logs")
+    client = create_app(tmp_path / "none", log_dir=tmp_path / "logs").test_client()
+    logs = client.get("/api/games").get_json()["logs"]
+    assert [log["label"] for log in logs] == [
+        f"game {i}: {', '.join(agents[a] for a in g['lineup'])} (totals {', '.join(map(str, g['totals']))})" for i, g in enumerate(result.games)]
+    assert {log["game"] for log in logs} == {game}
+    for log, record in zip(logs, result.games, strict=True):
+        view = post(client, "/api/replay", {"path": log["path"]})  # the log names its game
+        assert view["game"] == game and view["names"] == [agents[a] for a in record["lineup"]] and view["moves"] == 0
+        end = post(client, f"/api/s/{view['id']}/seek", {"position": view["length"]})
+        assert end["done"] and end["totals"] == record["totals"] and end["winners"] == record["winners"]
+
+
+def test_without_a_log_dir_the_page_lists_no_logs_and_the_command_refuses_a_missing_one(client, tmp_path, capsys):
+    from grinch_env.web import main
+
+    assert client.get("/api/games").get_json()["logs"] == []
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--log-dir", str(tmp_path / "missing")])
+    assert exit_info.value.code == 2
+    assert f"--log-dir must be an existing directory of game logs, got '{tmp_path / 'missing'}'" in capsys.readouterr().err

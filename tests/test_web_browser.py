@@ -1,11 +1,14 @@
 """The page in a real headless Chromium (Debian's chromium and chromedriver, driven by Selenium): play both games by clicking, watch, replay, errors.
 
-The server is ``python -m grinch_env.web --port 0`` in a subprocess (it prints
-the free port it got) and is stopped at the end.  Screenshots go to
-``docs/images/web_*.png`` (shown in ``docs/web.md``) and are checked.
+The server is ``python -m grinch_env.web --port 0 --log-dir DIR`` in a subprocess
+(it prints the free port it got; DIR holds a small tournament's game logs) and is
+stopped at the end.  Screenshots go to a pytest temporary directory and are
+checked; with ``GRINCH_UPDATE_SCREENSHOTS=1`` they go to ``docs/images/web_*.png``
+(shown in ``docs/web.md``) instead.
 """
 
 import json
+import os
 import subprocess
 import sys
 import urllib.request
@@ -22,6 +25,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from grinch_env.aec import log_to_json, replay_log
+from grinch_env.evaluation import evaluate
 from grinch_env.games import get_game
 
 IMAGES = Path(__file__).resolve().parents[1] / "docs" / "images"
@@ -29,10 +33,21 @@ VIEWPORT = (1400, 900)
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"  # Debian's, installed by .ci/run: Selenium Manager downloads nothing
 
 
+UPDATE_SCREENSHOTS = os.environ.get("GRINCH_UPDATE_SCREENSHOTS", "") not in ("", "0")
+
+
 @pytest.fixture(scope="module")
-def server():
+def tournament(tmp_path_factory):
+    """Return a small Gnoming tournament's result and the directory of its game logs."""
+    log_dir = tmp_path_factory.mktemp("tournament_logs")
+    return evaluate(["greedy", "random"], 3, 2, seed=5, game="gnoming", game_options={"max_turns_per_player": 10}, log_dir=log_dir), log_dir
+
+
+@pytest.fixture(scope="module")
+def server(tournament):
     """Yield the page's address; the server runs on a free port of 127.0.0.1 and is stopped afterwards."""
-    proc = subprocess.Popen([sys.executable, "-m", "grinch_env.web", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen([sys.executable, "-m", "grinch_env.web", "--port", "0", "--log-dir", str(tournament[1])],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         line = proc.stdout.readline()
         assert line.startswith("serving on http://127.0.0.1:"), line
@@ -43,13 +58,14 @@ def server():
 
 
 @pytest.fixture(scope="module")
-def browser():
+def browser(tmp_path_factory):
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--force-device-scale-factor=1"):
         options.add_argument(flag)
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": VIEWPORT[0], "height": VIEWPORT[1], "deviceScaleFactor": 1, "mobile": False})
+    driver.screenshot_dir = IMAGES if UPDATE_SCREENSHOTS else tmp_path_factory.mktemp("screenshots")  # the committed pictures change only on request
     yield driver
     driver.quit()
 
@@ -100,8 +116,8 @@ def api(url, path):
 
 
 def screenshot(driver, name):
-    """Save the page as docs/images/<name>.png and check it: a PNG of the viewport's size with a real picture on it."""
-    path = IMAGES / f"{name}.png"
+    """Save the page as <name>.png (in docs/images with GRINCH_UPDATE_SCREENSHOTS=1) and check it: a PNG of the viewport's size with a real picture on it."""
+    path = driver.screenshot_dir / f"{name}.png"
     path.parent.mkdir(parents=True, exist_ok=True)
     driver.execute_script("document.activeElement && document.activeElement.blur()")
     ActionChains(driver).move_to_element(driver.find_element(By.TAG_NAME, "header")).perform()  # no button under the mouse
@@ -217,6 +233,22 @@ def test_replay_a_log_file(server, browser, tmp_path):
     submit(browser, "last")
     assert body(browser, "done") == "1" and body(browser, "moves") == str(len(env.action_log)) == "18"
     assert scores(browser) == env.game.totals
+
+
+def test_replay_a_tournaments_log_from_the_list(server, browser, tournament):
+    result, log_dir = tournament
+    open_page(browser, server, "replay")
+    options = [o.text for o in browser.find_elements(By.CSS_SELECTOR, "#replay-list option")]
+    assert options == ["choose a game"] + [
+        f"game {i}: {', '.join(result.agents[a] for a in g['lineup'])} (totals {', '.join(map(str, g['totals']))})" for i, g in enumerate(result.games)]
+    index = json.loads((log_dir / "index.json").read_text())
+    Select(browser.find_element(By.ID, "replay-list")).select_by_index(2)  # game 1
+    assert browser.find_element(By.ID, "replay-path").get_attribute("value") == str(log_dir / index["games"][1]["file"])
+    submit(browser, "replay-start")
+    assert not error(browser) and body(browser, "moves") == "0"
+    submit(browser, "last")
+    assert body(browser, "done") == "1" and scores(browser) == result.games[1]["totals"]
+    screenshot(browser, "web_replay_tournament")
 
 
 def test_bad_spec_and_bad_log_show_clear_errors(server, browser, tmp_path):

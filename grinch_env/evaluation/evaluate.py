@@ -5,6 +5,7 @@ Usage::
     python -m grinch_env.evaluation --agents greedy,random --players 4 --games 2000 --seed 0 --out reports/x
     python -m grinch_env.evaluation --league checkpoints/ --agents random,greedy,expectimax --players 4 --games 800
     python -m grinch_env.evaluation --game gnoming --agents search,greedy --players 5 --games 500
+    python -m grinch_env.evaluation --agents greedy,random --players 3 --games 20 --log-dir logs/x   # + one JSON log per game
 
 In code: ``evaluate(["expectimax", "greedy"], num_players=4, num_games=400)``
 (``game="gnoming"`` for the second game)
@@ -28,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from grinch_env.agents import split_specs
+from grinch_env.evaluation.logs import index_entry, prepare_log_dir, write_game_log, write_index
 from grinch_env.evaluation.ratings import mean_interval, rate_games, wilson_interval
 from grinch_env.evaluation.report import repeated_names_note
 from grinch_env.evaluation.tournament import Table, build_agent, lineups, run_game, schedule
@@ -146,7 +148,8 @@ def _checkpoint_label(path: str) -> str:
 _WORKER: dict[str, Any] = {}
 
 
-def _init_worker(specs: Sequence[Any], num_players: int, game: str, game_options: dict[str, Any], seed: int, num_games: int, worker: bool = False) -> None:
+def _init_worker(specs: Sequence[Any], num_players: int, game: str, game_options: dict[str, Any], seed: int, num_games: int, worker: bool = False,
+                 record_actions: bool = False) -> None:
     specs = [pickle.loads(s) if isinstance(s, bytes) else s for s in specs]
     if worker and ("torch" in sys.modules or any(isinstance(s, str) and os.path.exists(s) for s in specs)):
         # One process per core: torch's default thread pool per worker oversubscribes the cores, and a
@@ -157,10 +160,11 @@ def _init_worker(specs: Sequence[Any], num_players: int, game: str, game_options
     _WORKER["table"] = Table(specs, num_players, game, game_options)
     _WORKER["seed"] = seed
     _WORKER["schedule"] = schedule(len(specs), num_players, num_games, seed)
+    _WORKER["record_actions"] = record_actions
 
 
 def _worker_game(index: int) -> dict[str, Any]:
-    return run_game(_WORKER["table"], index, _WORKER["seed"], _WORKER["schedule"][index])
+    return run_game(_WORKER["table"], index, _WORKER["seed"], _WORKER["schedule"][index], _WORKER["record_actions"])
 
 
 def evaluate(
@@ -173,11 +177,14 @@ def evaluate(
     bonus_layout: Any = "standard",
     game: str | GameSpec = DEFAULT_GAME,
     game_options: dict[str, Any] | None = None,
+    log_dir: str | os.PathLike | None = None,
 ) -> EvalResult:
     """Return the results of ``num_games`` seat-rotated, paired-deal games between ``agents`` (names, paths or agent objects).
 
     ``game`` names the game (``"grinch"`` or ``"gnoming"``); ``game_options``
     are its rule options (``bonus_layout`` is the Grinch's, kept as a keyword).
+    ``log_dir`` (created if missing) receives one JSON game log per game and
+    ``index.json`` (:mod:`grinch_env.evaluation.logs`); the results are the same with or without it.
     """
     spec_game = get_game(game)
     game_options = dict(game_options or {})
@@ -189,26 +196,50 @@ def evaluate(
     for spec in agents:
         build_agent(spec, n, spec_game, game_options)
     names = agent_names(agents, n)
+    logs = None if log_dir is None else _GameLogs(log_dir, spec_game.name, n, num_games, seed, names, game_options)
     init_args = (agents, n, spec_game.name, game_options, seed, num_games)
     bar = _progress_bar(num_games, progress)
     records: list[dict[str, Any]] = []
     if processes == 1:
-        _init_worker(*init_args)
+        _init_worker(*init_args, record_actions=logs is not None)
         for i in range(num_games):
-            records.append(_worker_game(i))
+            records.append(_worker_game(i) if logs is None else logs.write(_worker_game(i)))
             bar.update()
     else:
         # spawn, not fork: a forked copy of a process that has used torch's threads can hang.  Agent objects travel
         # as plain pickles: the pool's own pickler would hand torch tensors over as shared-memory handles, which
         # fail to open in the workers on some machines (and the pool then respawns its workers for ever).
         ctx = multiprocessing.get_context("spawn")
-        init_args = ([s if isinstance(s, str) else pickle.dumps(s) for s in agents], *init_args[1:], True)
+        init_args = ([s if isinstance(s, str) else pickle.dumps(s) for s in agents], *init_args[1:], True, logs is not None)
         with ctx.Pool(processes, initializer=_init_worker, initargs=init_args) as pool:
             for record in pool.imap(_worker_game, range(num_games), chunksize=max(1, min(16, num_games // (4 * processes)))):
-                records.append(record)
+                records.append(record if logs is None else logs.write(record))
                 bar.update()
     bar.close()
+    if logs is not None:
+        logs.close()
     return summarise(names, n, num_games, seed, game_options.get("bonus_layout", "standard"), records, spec_game.name)
+
+
+class _GameLogs:
+    """Writes each finished game's log as it arrives (in game order), then ``index.json``."""
+
+    def __init__(self, log_dir: str | os.PathLike, game: str, n: int, num_games: int, seed: int, names: list[str], game_options: dict[str, Any]) -> None:
+        self.dir = prepare_log_dir(log_dir, game, n, game_options)
+        self.args = (game, n, num_games, seed, names, game_options)
+        self.entries: list[dict[str, Any]] = []
+
+    def write(self, record: dict[str, Any]) -> dict[str, Any]:
+        """Write ``record``'s log; return the record without its actions (the same record as a game played without logging)."""
+        game, n, num_games, seed, names, options = self.args
+        file = write_game_log(self.dir, record, game, n, num_games, options, names, seed)
+        record.pop("actions")
+        self.entries.append(index_entry(record, file, names))
+        return record
+
+    def close(self) -> None:
+        game, n, num_games, seed, names, options = self.args
+        write_index(self.dir, game, n, num_games, seed, names, options, self.entries)
 
 
 def _progress_bar(total: int, enabled: bool):
@@ -310,6 +341,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--bonus-layout", default="standard", choices=["standard", "none"], help="bonus card layout (grinch only)")
     parser.add_argument("--out", default=None, help="directory for results.json, table.txt and plots")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.add_argument("--log-dir", default=None, metavar="DIR", help="write one JSON game log per game (replayable in python -m grinch_env.web) "
+                        "and index.json into DIR")
     parser.add_argument("--video", default=None, metavar="PATH", help="also write a video (.mp4 or .gif) of one game of the tournament "
                         "(needs grinch_env[render])")
     parser.add_argument("--video-game", type=int, default=0, help="index of the game the video shows (default 0, the first)")
@@ -371,13 +404,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.video_seat is not None and not 0 <= args.video_seat < players:
                 raise ValueError(f"--video-seat must be a seat in 0..{players - 1}, got {args.video_seat}")
         result = evaluate(specs, players, args.games, seed=args.seed, processes=args.processes,
-                          progress=not args.no_progress, bonus_layout=args.bonus_layout, game=spec.name)
+                          progress=not args.no_progress, bonus_layout=args.bonus_layout, game=spec.name, log_dir=args.log_dir)
     except ValueError as exc:
         parser.error(str(exc))
     print(result.table())
     if args.out:
         write_report(result, args.out)
         print(f"\nwrote {args.out}/results.json, table.txt and plots")
+    if args.log_dir:
+        print(f"\nwrote {result.num_games} game logs and index.json to {args.log_dir}")
     if args.video is not None:
         options = {"bonus_layout": args.bonus_layout} if spec.name == "grinch" and args.bonus_layout != "standard" else {}
         frames, fps = write_tournament_video(result, specs, args.video_game, args.video, args.video_seat, args.video_seconds, options)

@@ -55,12 +55,15 @@ def schedule(num_agents: int, num_players: int, num_games: int, seed: int = 0) -
 
 
 def play_game(
-    agents: Sequence[Any], num_players: int, deal: int, seeds: Sequence[int], game: str | GameSpec = DEFAULT_GAME, **game_options: Any,
+    agents: Sequence[Any], num_players: int, deal: int, seeds: Sequence[int], game: str | GameSpec = DEFAULT_GAME, *,
+    record_actions: bool = False, **game_options: Any,
 ) -> dict[str, Any]:
     """Return the record of one game: final totals, winners and, per round and seat, the game's round record (role, points, ...).
 
     ``agents[s]`` plays seat ``s`` and sees only the game's encoder output
-    (its observation and mask), as in the environment.
+    (its observation and mask), as in the environment.  With ``record_actions``
+    the record also holds ``actions``: ``(seat, action)`` per decision, the
+    env's ``action_log`` of the same game (:mod:`grinch_env.evaluation.logs`).
     """
     spec = get_game(game)
     state = spec.new_game(num_players, deal, **game_options)
@@ -69,11 +72,18 @@ def play_game(
     recorder = spec.recorder(state)
     for agent, s in zip(agents, seeds):
         agent.reset(s)
+    actions: list[tuple[int, int]] = []
     while not state.done:
         seat = state.current
         view = encoder.observe(state, seat)
-        recorder.step(int(agents[seat].act(view["observation"], view["action_mask"])))
-    return {"totals": list(state.totals), "winners": state.winners(), "rounds": recorder.rounds}
+        action = int(agents[seat].act(view["observation"], view["action_mask"]))
+        if record_actions:
+            actions.append((seat, action))
+        recorder.step(action)
+    record = {"totals": list(state.totals), "winners": state.winners(), "rounds": recorder.rounds}
+    if record_actions:
+        record["actions"] = actions
+    return record
 
 
 class Table:
@@ -109,11 +119,11 @@ def agent_options(game: str | GameSpec, game_options: Mapping[str, Any] | None) 
     return {k: v for k, v in (game_options or {}).items() if k in wanted}
 
 
-def run_game(table: Table, index: int, seed: int, sched: tuple[int, tuple[int, ...]]) -> dict[str, Any]:
-    """Return the record of game ``index`` of the schedule (a pure function of its arguments)."""
+def run_game(table: Table, index: int, seed: int, sched: tuple[int, tuple[int, ...]], record_actions: bool = False) -> dict[str, Any]:
+    """Return the record of game ``index`` of the schedule (a pure function of its arguments); ``record_actions`` as in :func:`play_game`."""
     deal, lineup = sched
     agents = [table.agent(a, s) for s, a in enumerate(lineup)]
     seeds = [agent_seed(seed, index, s) for s in range(table.num_players)]
-    record = play_game(agents, table.num_players, deal, seeds, table.game, **table.game_options)
+    record = play_game(agents, table.num_players, deal, seeds, table.game, record_actions=record_actions, **table.game_options)
     record.update(index=index, deal=deal, lineup=list(lineup))
     return record

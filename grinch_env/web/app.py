@@ -2,7 +2,7 @@
 
 ==============================  ==========================================================
 ``GET  /``                      the page
-``GET  /api/games``             games, table sizes, built-in agents, checkpoints found
+``GET  /api/games``             games, table sizes, built-in agents, checkpoints found, game logs in ``log_dir``
 ``POST /api/watch``             ``{game, players, agents, seed?, options?}`` -> a watched game's view
 ``POST /api/play``              ``{game, players, seat, opponents, seed?, options?}`` -> a played game's view
 ``POST /api/replay``            ``{log: <JSON text>, game?}`` or ``{path, game?}`` -> a replay's view
@@ -28,6 +28,7 @@ from typing import Any
 
 from flask import Flask, Response, jsonify, request, send_from_directory
 
+from grinch_env.web._imports import list_logs
 from grinch_env.web.session import DEFAULT_GAME, Session, catalogue
 
 STATIC = Path(__file__).with_name("static")
@@ -53,8 +54,9 @@ def find_checkpoints(root: str | os.PathLike) -> list[dict[str, str]]:
     return found
 
 
-def create_app(checkpoints: str | os.PathLike = "checkpoints") -> Flask:
-    """Return the app; ``checkpoints`` is the directory whose runs the page suggests as agents."""
+def create_app(checkpoints: str | os.PathLike = "checkpoints", log_dir: str | os.PathLike | None = None) -> Flask:
+    """Return the app; ``checkpoints`` is the directory whose runs the page suggests as agents, ``log_dir`` one whose game logs it lists
+    (a tournament's ``--log-dir``: :func:`grinch_env.evaluation.logs.list_logs`)."""
     app = Flask(__name__, static_folder=None)
     sessions: OrderedDict[str, Session] = OrderedDict()
     sessions_lock = threading.Lock()  # the server answers requests in threads
@@ -101,7 +103,8 @@ def create_app(checkpoints: str | os.PathLike = "checkpoints") -> Flask:
 
     @app.get("/api/games")
     def games() -> Response:
-        return jsonify({"games": catalogue(), "default": DEFAULT_GAME, "checkpoints": find_checkpoints(checkpoints)})
+        logs = [] if log_dir is None else list_logs(log_dir)
+        return jsonify({"games": catalogue(), "default": DEFAULT_GAME, "checkpoints": find_checkpoints(checkpoints), "logs": logs})
 
     @app.post("/api/watch")
     def watch() -> Response:

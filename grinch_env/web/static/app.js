@@ -66,6 +66,13 @@ function gameChanged(select) {
   for (const c of catalogue.checkpoints) if (c.game === select.value) list.appendChild(new Option(c.path));
 }
 
+// The game logs under the server's --log-dir (a tournament's, listed by its index.json): choosing one fills in its path.
+function fillLogs() {
+  const select = $("replay-list");
+  for (const log of catalogue.logs || []) select.appendChild(new Option(log.label, log.path));
+  $("replay-list-label").classList.toggle("hidden", !(catalogue.logs || []).length);
+}
+
 function value(id) { return $(id).value.trim(); }
 
 async function startPlay(e) {
@@ -249,7 +256,8 @@ async function init() {
   $("last").addEventListener("click", () => run(() => seek(current.length)));
   $("position").addEventListener("change", () => run(() => seek(+$("position").value)));
   $("view-seat").addEventListener("change", () => run(async () => show(await api("GET", `/api/s/${current.id}${seatParam() === null ? "" : "?seat=" + seatParam()}`))));
-  await run(async () => { catalogue = await api("GET", "/api/games"); fillGames(); });
+  $("replay-list").addEventListener("change", () => { $("replay-path").value = $("replay-list").value; $("replay-file").value = ""; });
+  await run(async () => { catalogue = await api("GET", "/api/games"); fillGames(); fillLogs(); });
   document.body.dataset.ready = "1";
 }
 
