@@ -368,6 +368,13 @@ class Game:
         """Drop cached results after editing the state directly (tests do; :meth:`step` never needs it)."""
         self.version += 1
 
+    def legal_mask(self) -> bytearray:
+        """Return :meth:`legal_actions` as ``NUM_ACTIONS`` bytes, 1 for each legal action (all 0 once the game is over)."""
+        mask = bytearray(NUM_ACTIONS)
+        for action in self.legal_actions():
+            mask[action] = 1
+        return mask
+
     def legal_actions(self) -> list[int]:
         """Return the sorted legal actions of the player to act (empty once the game is over)."""
         if self._legal_version != self.version:

@@ -223,12 +223,13 @@ class Game:
             for _ in range(WHO_DRAWS):
                 if self.draw_pile:
                     hand.append(self.draw_pile.pop())
-                elif self._can_draw_from_draw_pile():
+                elif self.can_draw_from_draw_pile():
                     hand.append(self._pop_draw_pile())
                 else:
                     break  # [decision] a Who draws only what is left
 
-    def _can_draw_from_draw_pile(self) -> bool:
+    def can_draw_from_draw_pile(self) -> bool:
+        """Return whether the draw pile has a card now or after a refill from the piles' lower cards."""
         return bool(self.draw_pile) or any(len(p) > 1 for p in self.piles)
 
     def _pop_draw_pile(self) -> int:
@@ -273,7 +274,7 @@ class Game:
         if phase == PHASE_DRAW:
             n = self.num_players
             cur = self.current
-            actions = [DRAW_PILE_ACTION] if self._can_draw_from_draw_pile() else []
+            actions = [DRAW_PILE_ACTION] if self.can_draw_from_draw_pile() else []
             piles = self.piles
             for j in range(n):
                 if piles[(cur + j) % n]:
@@ -284,6 +285,13 @@ class Game:
             return [SCORE_BASE + k for k in range(NUM_ROWS) if sheet[k] is None]
         return []
 
+    def legal_mask(self) -> bytearray:
+        """Return :meth:`legal_actions` as ``NUM_ACTIONS`` bytes, 1 for each legal action (all 0 once the game is over)."""
+        mask = bytearray(NUM_ACTIONS)
+        for action in self.legal_actions():
+            mask[action] = 1
+        return mask
+
     def is_legal(self, action: int) -> bool:
         """Return whether the current player may take ``action`` now."""
         phase = self.phase
@@ -291,7 +299,7 @@ class Game:
             return 0 <= action < DRAW_PILE_ACTION and action in self.hands[self.current]
         if phase == PHASE_DRAW:
             if action == DRAW_PILE_ACTION:
-                return self._can_draw_from_draw_pile()
+                return self.can_draw_from_draw_pile()
             j = action - DRAW_DISCARD_BASE
             return 0 <= j < self.num_players and bool(self.piles[(self.current + j) % self.num_players])
         if phase == PHASE_SCORE:
@@ -349,7 +357,7 @@ class Game:
             self._end_discard()
         elif phase == PHASE_DRAW:
             if action == DRAW_PILE_ACTION:
-                if not (self.draw_pile or self._can_draw_from_draw_pile()):
+                if not (self.draw_pile or self.can_draw_from_draw_pile()):
                     self._raise_illegal(action)
                 self.hands[p].append(self._pop_draw_pile())
             else:
