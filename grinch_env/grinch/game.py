@@ -131,6 +131,21 @@ def action_name(action: int, num_players: int | None = None) -> str:
     return f"invalid action {action!r}"
 
 
+def action_parts(action: int, seat: int, num_players: int) -> tuple[str, int]:
+    """Split ``seat``'s legal-range ``action`` into its kind and argument, the one decoding the CLI and the pictures word.
+
+    ``("discard", card)``, ``("draw", -1)`` (the draw pile), ``("take", source seat)`` (the top card of that seat's
+    discard pile) or ``("score", row)``.
+    """
+    if action < DRAW_PILE_ACTION:
+        return "discard", action
+    if action == DRAW_PILE_ACTION:
+        return "draw", -1
+    if action < SCORE_BASE:
+        return "take", (seat + action - DRAW_DISCARD_BASE) % num_players
+    return "score", action - SCORE_BASE
+
+
 def check_num_players(num_players: Any) -> int:
     """Return ``num_players`` if it is an int in 2..6, else raise ``ValueError``."""
     if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
@@ -510,7 +525,7 @@ class Game:
 __all__ = [
     "MARGIN_SCALE", "REWARD_MODES", "Phase", "terminal_rewards",
     "Bonus", "Game", "IllegalActionError", "action_name", "check_num_players", "decisions_per_game",
-    "MIN_PLAYERS", "MAX_PLAYERS", "ROUNDS_BY_PLAYERS", "MAX_ROUNDS", "TURNS_PER_ROUND", "NUM_ACTIONS",
+    "action_parts", "MIN_PLAYERS", "MAX_PLAYERS", "ROUNDS_BY_PLAYERS", "MAX_ROUNDS", "TURNS_PER_ROUND", "NUM_ACTIONS",
     "DISCARD_BASE", "DRAW_PILE_ACTION", "DRAW_DISCARD_BASE", "SCORE_BASE", "MAX_GAME_LENGTH",
     "PHASE_DISCARD", "PHASE_DRAW", "PHASE_SCORE", "PHASE_DONE",
 ]
