@@ -129,15 +129,12 @@ def _check_choice(name: str, value: Any, allowed: Sequence[str]) -> str:
     return value
 
 
-def check_options(
-    num_players: Any = 4,
-    first_player: Any = 0,
-    start_rotation: Any = "rotate",
-    discard_take: Any = "must_place",
-    mulligan_lines: Any = "independent",
-    max_turns_per_player: Any = 30,
-) -> dict[str, Any]:
-    """Return the validated options as a dict; raise ``ValueError`` naming the allowed values."""
+def check_options(num_players: Any, first_player: Any, start_rotation: Any, discard_take: Any, mulligan_lines: Any,
+                  max_turns_per_player: Any) -> dict[str, Any]:
+    """Return the validated options as a dict; raise ``ValueError`` naming the allowed values.
+
+    No defaults here: the defaults stand once in each signature a user calls (``Game``, ``raw_env``, ``VectorGnoming``).
+    """
     n = _check_int("num_players", num_players, MIN_PLAYERS, MAX_PLAYERS, f"an int in {MIN_PLAYERS}..{MAX_PLAYERS}")
     return {
         "num_players": n,
