@@ -301,10 +301,23 @@ class Game:
         return []
 
     def legal_mask(self) -> bytearray:
-        """Return :meth:`legal_actions` as ``NUM_ACTIONS`` bytes, 1 for each legal action (all 0 once the game is over)."""
+        """Return :meth:`legal_actions` as ``NUM_ACTIONS`` bytes, 1 for each legal action (all 0 once the game is over).
+
+        The same rules as :meth:`legal_actions`, written per phase straight into the bytes (the env asks for a mask every
+        step); ``tests/test_rules.py::test_legal_mask_is_the_legal_actions`` holds the two equal.
+        """
         mask = bytearray(NUM_ACTIONS)
-        for action in self.legal_actions():
-            mask[action] = 1
+        phase = self.phase
+        if phase == PHASE_DISCARD:
+            for action in self.hands[self.current]:
+                mask[action] = 1
+        elif phase == PHASE_DRAW:
+            cur = self.current
+            piles = self.piles
+            mask[DRAW_PILE_ACTION] = self.can_draw_from_draw_pile()
+            mask[DRAW_DISCARD_BASE:DRAW_DISCARD_BASE + self.num_players] = bytes(map(bool, piles[cur:] + piles[:cur]))
+        elif phase == PHASE_SCORE:
+            mask[SCORE_BASE:] = bytes([v is None for v in self.score_sheet[self.current]])
         return mask
 
     def is_legal(self, action: int) -> bool:
