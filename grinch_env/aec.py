@@ -56,21 +56,31 @@ RENDER_MODES = ("ansi", "human", "rgb_array")
 class GameEnv(AECEnv):
     """The AEC glue every game's ``raw_env`` shares: reset and seeding, observe, step, rewards, render, extras.
 
-    A subclass sets ``metadata`` and ``game_class`` (its rules engine: ``game_class(num_players, rng=..., **options)``
+    A subclass names in its class line its ``env_name``, ``render_fps``, ``render_module`` and ``game_class`` (its rules
+    engine: ``game_class(num_players, rng=..., **options)``
     with ``current``, ``step``, ``rewards(reward_mode)``, ``legal_actions``, ``render``, ``state_dict``), checks its
     arguments with :meth:`_check_modes`, then calls :meth:`_setup` with a first game, its options and the observation
-    box.  Rewards are 0 until the game ends, then ``game.rewards(reward_mode)`` for every seat.
+    box (and the render seat).  Rewards are 0 until the game ends, then ``game.rewards(reward_mode)`` for every seat.
+
+    Recording: ``action_log`` lists the ``(agent, action)`` pairs of the current game and ``game_seed`` the seed of its
+    shuffles, so ``reset(options={"game_seed": s})`` starts that game again (each game's ``replay.play_log`` replays a log).
     """
 
     game_class: type
 
-    def __init_subclass__(cls, env_name: str | None = None, render_fps: int = 1, **kwargs: Any) -> None:
-        """``class raw_env(GameEnv, env_name="<name>_v0", render_fps=k)`` gives a game's env its metadata and :class:`ClassicWrapper`'s fast path.
+    def __init_subclass__(cls, env_name: str | None = None, render_fps: int = 1, game_class: type | None = None,
+                          render_module: str | None = None, **kwargs: Any) -> None:
+        """``class raw_env(GameEnv, env_name="<name>_v0", render_fps=k, game_class=Game, render_module="grinch_env.<game>.render")``
+        gives a game's env its metadata, its rules engine, its picture module and :class:`ClassicWrapper`'s fast path.
 
         Only that class runs the fast path: a subclass of it (which may
         override ``observe`` or ``step``) goes through its own methods.
         """
         super().__init_subclass__(**kwargs)
+        if game_class is not None:
+            cls.game_class = game_class
+        if render_module is not None:
+            cls.render_module = render_module
         if env_name is not None:
             cls.metadata = {"render_modes": list(RENDER_MODES), "name": env_name, "is_parallelizable": False, "render_fps": render_fps}
             cls._fast_loop_class = cls
@@ -83,8 +93,9 @@ class GameEnv(AECEnv):
             raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
 
     def _setup(self, game: Any, options: dict[str, Any], observation: spaces.Box, num_actions: int, encoder: Any,
-               reward_mode: str, render_mode: str | None) -> None:
-        """Set the spaces, agents and first (unseeded) state from a validated first ``game`` and its ``options``."""
+               reward_mode: str, render_mode: str | None, render_seat: Any = None) -> None:
+        """Set the spaces, agents, render seat and first (unseeded) state from a validated first ``game`` and its ``options``."""
+        AECEnv.__init__(self)
         self._game = game
         self.num_players = game.num_players
         self._options = options
@@ -100,6 +111,7 @@ class GameEnv(AECEnv):
         self._seed_rng = np.random.default_rng()
         self.game_seed: int | None = None
         self.action_log: list[tuple[str, int]] = []
+        self._set_render_seat(render_seat)
 
     def __getattr__(self, name: str) -> Any:
         # Only reached when normal lookup fails: the per-game attributes that reset() creates, read before reset().

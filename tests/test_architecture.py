@@ -199,3 +199,45 @@ def test_the_architecture_page_names_files_and_tests_that_exist():
     assert [p for p in sorted(paths) if not (ROOT / p).exists()] == []
     for layer, _ in LAYERS:
         assert layer in text, f"docs/architecture.md does not show the layer {layer!r}"
+
+
+def private_game_accesses(source: str) -> list[str]:
+    """Return ``"line: name._attr"`` for each ``_private`` attribute read on a Game in ``source``.
+
+    A Game is a function parameter annotated ``Game`` (``game: Game``, ``g: "Game"``), any name ``game``, and a
+    name assigned a Game (``g = Game(...)``, ``g = game``) inside the same function.
+    """
+    import ast
+
+    found = []
+    for func in ast.walk(ast.parse(source)):
+        if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        args = func.args.posonlyargs + func.args.args + func.args.kwonlyargs
+        games = {"game"} | {a.arg for a in args if a.annotation is not None and "Game" in ast.unparse(a.annotation)}
+        for node in ast.walk(func):
+            if isinstance(node, ast.Assign) and isinstance(node.value, (ast.Name, ast.Call)):
+                value = node.value.func if isinstance(node.value, ast.Call) else node.value
+                if isinstance(value, ast.Name) and (value.id == "Game" or value.id in games):
+                    games |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        for node in ast.walk(func):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in games
+                    and node.attr.startswith("_") and not node.attr.startswith("__")):
+                found.append(f"{node.lineno}: {node.value.id}.{node.attr}")
+    return found
+
+
+def test_the_private_access_check_finds_a_private_game_read():
+    source = (
+        "def f(game, seat):\n    return game._can_draw()\n"
+        "def h(state: Game):\n    g = state\n    return g._piles, state.piles\n"
+        "def k(x):\n    return x._private\n"
+    )
+    assert private_game_accesses(source) == ["2: game._can_draw", "5: g._piles"]
+
+
+def test_no_encoding_module_reads_a_private_game_attribute():
+    # The encoders read a Game through its public interface (legal_mask, legal_actions, public state), issue #22.
+    for spec in GAMES.values():
+        path = PACKAGE / spec.package.rpartition(".")[2] / "encoding.py"
+        assert private_game_accesses(path.read_text()) == [], f"{path.relative_to(ROOT)} reads private Game attributes"

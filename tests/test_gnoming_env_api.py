@@ -97,8 +97,8 @@ def test_observations_masks_and_rewards_through_a_whole_game():
     final = {}
     for agent in e.agent_iter():
         obs, reward, term, trunc, info = e.last()
+        final[agent] = reward  # 0 until the game ends, then each agent's last() gives its final reward
         if term or trunc:
-            final[agent] = reward
             e.step(None)
             continue
         seat = e.agent_name_mapping[agent]

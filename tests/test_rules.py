@@ -338,3 +338,21 @@ def test_illegal_action_message_names_phase_action_and_legal_actions():
             g.step(bad)
     g.step(np.int64(c("N1")))  # numpy integers are actions
     assert g.piles[1] == [c("N1")]
+
+
+def test_legal_mask_is_the_legal_actions():
+    # Game.legal_mask writes the rules per phase into bytes for speed; it must name exactly legal_actions() at every step.
+    from grinch_env.grinch.game import NUM_ACTIONS, Game
+
+    rng = np.random.default_rng(3)
+    phases = set()
+    for n in range(2, 7):
+        game = Game(n, rng=n)
+        while game.legal_actions():
+            legal = game.legal_actions()
+            mask = game.legal_mask()
+            assert len(mask) == NUM_ACTIONS and [a for a in range(NUM_ACTIONS) if mask[a]] == legal, (n, game.phase)
+            phases.add(game.phase)
+            game.step(int(rng.choice(legal)))
+        assert game.legal_mask() == bytearray(NUM_ACTIONS)
+    assert len(phases) == 3  # discard, draw and score masks all checked

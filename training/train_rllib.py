@@ -141,6 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# The parser and main follow every training command's pattern (distill.py's too): the shared part is config.add_run_arguments.
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:

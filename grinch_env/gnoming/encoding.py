@@ -174,10 +174,7 @@ def encode(game: Game, seat: int) -> np.ndarray:
 def action_mask(game: Game, seat: int) -> np.ndarray:
     """Return the int8[15] mask of ``seat``: 1 for each legal action if ``seat`` is to act, else all zeros."""
     seat = _check_seat(game, seat)
-    mask = np.zeros(NUM_ACTIONS, np.int8)
-    if game.current == seat:
-        mask[game.legal_actions()] = 1
-    return mask
+    return np.frombuffer(game.legal_mask() if game.current == seat else bytearray(NUM_ACTIONS), np.int8)
 
 
 _F32 = struct.Struct("<f")

@@ -7,8 +7,10 @@ Creation::
     env.reset(seed=7)
     for agent in env.agent_iter():
         obs, reward, termination, truncation, info = env.last()
-        action = None if termination or truncation else policy(obs["observation"], obs["action_mask"])
+        mask = obs["action_mask"]  # or a policy of obs["observation"] and the mask
+        action = None if termination or truncation else env.action_space(agent).sample(mask)
         env.step(action)
+    env.close()
 
 =================  ==========================================================
 Agents             ``player_0`` .. ``player_{n-1}`` (seat ``i`` is ``player_i``), n = 3..7
@@ -95,16 +97,15 @@ warning.  ``raw_env.step`` instead raises
 :class:`~grinch_env.games.IllegalActionError` naming the phase, the action and
 the legal actions.
 
-Recording and replay
---------------------
-``raw_env.action_log`` lists the ``(agent, action)`` pairs of the current game
-(decisions asked, not the automatic ones) and ``raw_env.game_seed`` the seed
-of its shuffles (``reset(options={"game_seed": s})`` starts that game again);
-:func:`grinch_env.gnoming.replay.play_log` replays a log.
-
 Version history
 ---------------
 * v0: initial release.
+
+Recording and replay
+--------------------
+As in every game's env (:class:`~grinch_env.aec.GameEnv`): ``raw_env.action_log``
+and ``raw_env.game_seed`` record the current game, here the decisions asked
+(not the automatic ones); :func:`grinch_env.gnoming.replay.play_log` replays it.
 """
 
 from __future__ import annotations
@@ -117,9 +118,7 @@ from grinch_env.gnoming.encoding import OBS_SIZE, Encoder, observation_bounds
 from grinch_env.gnoming.game import NUM_ACTIONS, REWARD_MODES, Game, check_options
 
 
-class raw_env(GameEnv, env_name="gnoming_a_round_v0", render_fps=4):  # noqa: N801 - PettingZoo's naming convention
-    game_class = Game
-    render_module = "grinch_env.gnoming.render"
+class raw_env(GameEnv, env_name="gnoming_a_round_v0", render_fps=4, game_class=Game, render_module="grinch_env.gnoming.render"):  # noqa: N801 - PettingZoo's naming convention
 
     # The rule options spelled out as keywords, as in game.check_options (the env's signature is its documentation).
     def __init__(
@@ -134,13 +133,11 @@ class raw_env(GameEnv, env_name="gnoming_a_round_v0", render_fps=4):  # noqa: N8
         render_mode: str | None = None,
         render_seat: int | None = None,
     ) -> None:
-        super().__init__()
         self._check_modes(reward_mode, render_mode, REWARD_MODES)
         opts = check_options(num_players, first_player, start_rotation, discard_take, mulligan_lines, max_turns_per_player)
         n = opts.pop("num_players")
         low, high = observation_bounds(n, opts["max_turns_per_player"])
-        self._setup(Game(n, rng=0, **opts), opts, spaces.Box(low, high, (OBS_SIZE,), np.float32), NUM_ACTIONS, Encoder(), reward_mode, render_mode)
-        self._set_render_seat(render_seat)
+        self._setup(Game(n, rng=0, **opts), opts, spaces.Box(low, high, (OBS_SIZE,), np.float32), NUM_ACTIONS, Encoder(), reward_mode, render_mode, render_seat)
 
 
 env = classic_env(raw_env)

@@ -129,15 +129,12 @@ def _check_choice(name: str, value: Any, allowed: Sequence[str]) -> str:
     return value
 
 
-def check_options(
-    num_players: Any = 4,
-    first_player: Any = 0,
-    start_rotation: Any = "rotate",
-    discard_take: Any = "must_place",
-    mulligan_lines: Any = "independent",
-    max_turns_per_player: Any = 30,
-) -> dict[str, Any]:
-    """Return the validated options as a dict; raise ``ValueError`` naming the allowed values."""
+def check_options(num_players: Any, first_player: Any, start_rotation: Any, discard_take: Any, mulligan_lines: Any,
+                  max_turns_per_player: Any) -> dict[str, Any]:
+    """Return the validated options as a dict; raise ``ValueError`` naming the allowed values.
+
+    No defaults here: the defaults stand once in each signature a user calls (``Game``, ``raw_env``, ``VectorGnoming``).
+    """
     n = _check_int("num_players", num_players, MIN_PLAYERS, MAX_PLAYERS, f"an int in {MIN_PLAYERS}..{MAX_PLAYERS}")
     return {
         "num_players": n,
@@ -367,6 +364,13 @@ class Game:
     def touch(self) -> None:
         """Drop cached results after editing the state directly (tests do; :meth:`step` never needs it)."""
         self.version += 1
+
+    def legal_mask(self) -> bytearray:
+        """Return :meth:`legal_actions` as ``NUM_ACTIONS`` bytes, 1 for each legal action (all 0 once the game is over)."""
+        mask = bytearray(NUM_ACTIONS)
+        for action in self.legal_actions():
+            mask[action] = 1
+        return mask
 
     def legal_actions(self) -> list[int]:
         """Return the sorted legal actions of the player to act (empty once the game is over)."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from grinch_env import rendering as ui  # the shared colours, CardFace and check_seat
 from grinch_env.gnoming.cards import HAZARD, IS_NEGATIVE, MULLIGAN, NUM_KINDS, VALUES
 from grinch_env.gnoming.game import (
     BOUNCE,
@@ -32,15 +33,8 @@ from grinch_env.gnoming.game import (
     action_name,
 )
 from grinch_env.rendering import (
-    HIGHLIGHT,
-    LIGHT,
-    MUTED,
-    PANEL,
-    PANEL_ACTIVE,
-    CardFace,
     badge,
     canvas,
-    check_seat,
     draw_card,
     draw_pile,
     draw_stack,
@@ -79,17 +73,17 @@ _ACTION_WORDS = {9: "DRAW from the draw pile", 10: "TAKE the top of pile A", 11:
                  12: "DISCARD onto pile A", 13: "DISCARD onto pile B", 14: "PASS"}
 
 
-def card_face(kind: int, hidden: bool = False) -> CardFace:
+def card_face(kind: int, hidden: bool = False) -> ui.CardFace:
     """Return the face of a card of ``kind``: its value (``H`` Hazard, ``M`` Mulligan); ``hidden`` marks a face-down card."""
     if not 0 <= kind < NUM_KINDS:
         raise ValueError(f"a Gnoming card kind is an int in 0..{NUM_KINDS - 1}, got {kind!r}")
     if kind == HAZARD:
-        return CardFace("H", HAZARD_COLOR, "Hazard", icon="hazard", footer="+10", hidden=hidden)
+        return ui.CardFace("H", HAZARD_COLOR, "Hazard", icon="hazard", footer="+10", hidden=hidden)
     if kind == MULLIGAN:
-        return CardFace("M", MULLIGAN_COLOR, "Mulligan", icon="mulligan", footer="wild", hidden=hidden)
+        return ui.CardFace("M", MULLIGAN_COLOR, "Mulligan", icon="mulligan", footer="wild", hidden=hidden)
     value = VALUES[kind]
     label = str(value)
-    return CardFace(label, NEGATIVE_COLOR if IS_NEGATIVE[kind] else POSITIVE_COLOR, "", center=label, hidden=hidden)
+    return ui.CardFace(label, NEGATIVE_COLOR if IS_NEGATIVE[kind] else POSITIVE_COLOR, "", center=label, hidden=hidden)
 
 
 def action_text(num_players: int, seat: int, action: int) -> str:
@@ -116,9 +110,9 @@ def _status(game: Game) -> str:
     return f"Round {game.round + 1}/{game.num_rounds}  |  turn {game.turns_this_round}/{game.turn_cap}  |  {doing}"
 
 
-def _layout_faces(game: Game, owner: int, seat: int | None) -> list[CardFace | None]:
+def _layout_faces(game: Game, owner: int, seat: int | None) -> list[ui.CardFace | None]:
     """Return ``owner``'s 9 slots as the viewer sees them: face-up cards, and face-down ones as backs (spectator: marked faces)."""
-    out: list[CardFace | None] = []
+    out: list[ui.CardFace | None] = []
     for kind, up in zip(game.layouts[owner], game.face_up[owner]):
         if up:
             out.append(card_face(kind))
@@ -134,7 +128,7 @@ def draw_table(game: Game, seat: int | None = None, last_action: str | None = No
     The same state, seat and last action always give the same bytes.
     """
     n = game.num_players
-    seat = check_seat(seat, n)
+    seat = ui.check_seat(seat, n)
     cols = -(-n // 2)
     panel_w = (SEATS_RIGHT - 10) / cols
     seats_bottom = HEADER_HEIGHT + 2 * (PANEL_H + 10)
@@ -145,10 +139,10 @@ def draw_table(game: Game, seat: int | None = None, last_action: str | None = No
     # Header.
     draw.rectangle((0, 0, image.width, HEADER_HEIGHT - 6), fill=(18, 60, 42))
     text(draw, (20, 12), "Gnoming A Round", 28, fill=GNOME_RED, bold=True)
-    text(draw, (20 + 250, 20), f"{n} players  |  lowest total wins", 18, fill=MUTED)
-    text(draw, (20, 52), _status(game), 19, fill=HIGHLIGHT if not done else LIGHT, bold=True)
+    text(draw, (20 + 250, 20), f"{n} players  |  lowest total wins", 18, fill=ui.MUTED)
+    text(draw, (20, 52), _status(game), 19, fill=ui.HIGHLIGHT if not done else ui.LIGHT, bold=True)
     w = view_banner(draw, 20, 84, seat, "face-down cards hidden from everyone", "face-down cards shown, marked 'face down'")
-    text(draw, (20 + w + 16, 86), fit_text("Last action: " + (last_action or "none yet"), WIDTH - 60 - w, 16), 16, fill=LIGHT)
+    text(draw, (20 + w + 16, 86), fit_text("Last action: " + (last_action or "none yet"), WIDTH - 60 - w, 16), 16, fill=ui.LIGHT)
 
     # The seats, in two rows.
     for p in range(n):
@@ -156,12 +150,12 @@ def draw_table(game: Game, seat: int | None = None, last_action: str | None = No
         x0 = 10 + col * panel_w
         y0 = HEADER_HEIGHT + row * (PANEL_H + 10)
         active = p == game.current
-        panel(draw, (x0 + 4, y0, x0 + panel_w - 4, y0 + PANEL_H), fill=PANEL_ACTIVE if active else PANEL, outline=HIGHLIGHT if active else None)
-        text(draw, (x0 + 16, y0 + 10), f"player_{p}", 19, fill=LIGHT, bold=True)
+        panel(draw, (x0 + 4, y0, x0 + panel_w - 4, y0 + PANEL_H), fill=ui.PANEL_ACTIVE if active else ui.PANEL, outline=ui.HIGHLIGHT if active else None)
+        text(draw, (x0 + 16, y0 + 10), f"player_{p}", 19, fill=ui.LIGHT, bold=True)
         bx = x0 + 124
         for shown, label, color in (
             (seat == p, "you", (120, 200, 255)),
-            (active, "to act", HIGHLIGHT),
+            (active, "to act", ui.HIGHLIGHT),
             (not done and p == game.turn_player and not active and game.phase is not REVEAL, "turn", (255, 240, 180)),
             (game.went_out == p, "went out", (255, 160, 160)),
             (game.went_out is not None and game.final_turns[p], "final turn", (230, 230, 230)),
@@ -177,8 +171,8 @@ def draw_table(game: Game, seat: int | None = None, last_action: str | None = No
             draw_card(draw, gx + c * (CARD_W + GAP), gy + r * (CARD_H + GAP), CARD_W, CARD_H, face, highlight=FILLED if filled[slot] else None)
         down = sum(not u for u in game.face_up[p])
         scores = "  ".join(str(rs[p]) for rs in game.round_scores) or "-"
-        text(draw, (x0 + 16, y0 + PANEL_H - 38), f"face down: {down}   rounds: {scores}", 14, fill=MUTED)
-        text(draw, (x0 + panel_w - 18, y0 + PANEL_H - 40), f"total {game.totals[p]}", 17, fill=LIGHT, anchor="ra", bold=True)
+        text(draw, (x0 + 16, y0 + PANEL_H - 38), f"face down: {down}   rounds: {scores}", 14, fill=ui.MUTED)
+        text(draw, (x0 + panel_w - 18, y0 + PANEL_H - 40), f"total {game.totals[p]}", 17, fill=ui.LIGHT, anchor="ra", bold=True)
 
     # Piles, draw pile, held card.
     y = HEADER_HEIGHT + 24
@@ -191,15 +185,15 @@ def draw_table(game: Game, seat: int | None = None, last_action: str | None = No
     draw_stack(draw, SIDE_X, y, CARD_W, CARD_H, len(game.draw_pile),
                f"draw pile: {len(game.draw_pile)}" + (" (reshuffled)" if game.reshuffled else ""))
     hx = SIDE_X + 150
-    text(draw, (hx, y - 4), "held card", 13, fill=MUTED, anchor="ld")
+    text(draw, (hx, y - 4), "held card", 13, fill=ui.MUTED, anchor="ld")
     if game.held is None:
-        draw.rounded_rectangle((hx, y, hx + CARD_W, y + CARD_H), radius=7, outline=MUTED, width=2)
-        text(draw, (hx + CARD_W / 2, y + CARD_H / 2), "none", 12, fill=MUTED, anchor="mm")
+        draw.rounded_rectangle((hx, y, hx + CARD_W, y + CARD_H), radius=7, outline=ui.MUTED, width=2)
+        text(draw, (hx + CARD_W / 2, y + CARD_H / 2), "none", 12, fill=ui.MUTED, anchor="mm")
     else:
-        draw_card(draw, hx, y, CARD_W, CARD_H, card_face(game.held), highlight=HIGHLIGHT)
-        text(draw, (hx + CARD_W / 2, y + CARD_H + 8), f"from {game.held_source}", 13, fill=LIGHT, anchor="ma")
+        draw_card(draw, hx, y, CARD_W, CARD_H, card_face(game.held), highlight=ui.HIGHLIGHT)
+        text(draw, (hx + CARD_W / 2, y + CARD_H + 8), f"from {game.held_source}", 13, fill=ui.LIGHT, anchor="ma")
     y += CARD_H + 40
-    text(draw, (SIDE_X, y), f"Hazards out of the round: {len(game.removed)}", 14, fill=LIGHT)
+    text(draw, (SIDE_X, y), f"Hazards out of the round: {len(game.removed)}", 14, fill=ui.LIGHT)
     y += 28
 
     # Score table.
@@ -210,7 +204,7 @@ def draw_table(game: Game, seat: int | None = None, last_action: str | None = No
     active_row = game.current if not done else next(p for p in range(n) if game.totals[p] == best)
     y += draw_table_grid(draw, SIDE_X, y, headers, rows, [96, 50, 50, 50, WIDTH - 10 - SIDE_X - 246], active_row=active_row) + 14
     for line in LEGEND:
-        text(draw, (SIDE_X, y), line, 13, fill=MUTED)
+        text(draw, (SIDE_X, y), line, 13, fill=ui.MUTED)
         y += 18
     return to_array(image)
 

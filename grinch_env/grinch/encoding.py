@@ -46,7 +46,6 @@ import numpy as np
 
 from grinch_env.grinch.cards import CARDS_PER_SUIT, NUM_CARDS, NUM_RANKS, NUM_SUITS
 from grinch_env.grinch.game import (
-    DRAW_DISCARD_BASE,
     DRAW_PILE_ACTION,
     MAX_PLAYERS,
     MAX_ROUNDS,
@@ -55,7 +54,6 @@ from grinch_env.grinch.game import (
     PHASE_DISCARD,
     PHASE_DRAW,
     PHASE_SCORE,
-    SCORE_BASE,
     Game,
 )
 from grinch_env.grinch.scoring import MATCH_ROW, MAX_ROW_VALUE, NUM_ROWS, RUN_ROW, bonus_points, max_bonus, row_scores
@@ -168,7 +166,7 @@ class Encoder:
 
     __slots__ = (
         "_game", "_n", "_scales", "_bonus", "_bonus_values", "_bonus_mask", "_pad_blocks", "_pad_rows", "_pad_totals",
-        "_log", "_logged", "_blocks2", "_pile_bits", "_mask_pad", "_last_seat",
+        "_log", "_logged", "_blocks2", "_pile_bits", "_last_seat",
         "_round", "_round_pieces", "_round_id",
         "_sheets", "_totals", "_scored", "_used2", "_points2", "_totals2", "_seat_scores",
     )
@@ -187,7 +185,6 @@ class Encoder:
         self._pad_blocks = bytes(_BLOCK_BYTES * (MAX_PLAYERS - n))
         self._pad_rows = bytes(4 * NUM_ROWS * (MAX_PLAYERS - n))
         self._pad_totals = bytes(4 * (MAX_PLAYERS - n))
-        self._mask_pad = bytes(MAX_PLAYERS - n + NUM_ROWS)  # absent seats' draw actions, the score actions
         self._log = None
         self._logged = 0
         self._blocks2 = [b""] * (2 * n)
@@ -358,21 +355,8 @@ class Encoder:
             w[1], x[1], y[1], z[1], _RAINBOW[packed >> 24 & 255], match_run, bonus,
             to_act,
         )))
-        # action_mask(game, seat), from bytes pieces per phase.
-        if current != seat:
-            mask = _NDARRAY(_MASK_SHAPE, _INT8, bytearray(NUM_ACTIONS))
-        elif phase == PHASE_DISCARD:
-            # The discard actions are the cards held: the suit tables' mask bytes.
-            mask = _NDARRAY(_MASK_SHAPE, _INT8, bytearray().join((w[3], x[3], y[3], z[3], _MASK_TAIL)))
-        elif phase == PHASE_DRAW:
-            piles = game.piles
-            mask = _NDARRAY(_MASK_SHAPE, _INT8, bytearray().join((
-                _MASK_NO_DISCARD,
-                _MASK_ONE if game.draw_pile or game._can_draw_from_draw_pile() else _MASK_ZERO,
-                bytes(map(bool, piles[seat:] + piles[:seat])), self._mask_pad,
-            )))
-        else:  # PHASE_SCORE
-            mask = _NDARRAY(_MASK_SHAPE, _INT8, bytearray().join((_MASK_NO_DRAW, bytes([v is None for v in game.score_sheet[seat]]))))
+        # action_mask(game, seat): the rules' legal actions (Game.legal_mask), zeros for a seat not to act.
+        mask = _NDARRAY(_MASK_SHAPE, _INT8, game.legal_mask() if current == seat else bytearray(NUM_ACTIONS))
         return {"observation": observation, "action_mask": mask}
 
 
@@ -505,13 +489,6 @@ _SUIT_TABLES = _SUIT0, _SUIT1, _SUIT2, _SUIT3 = _suit_tables()
 _SUIT0_HOT, _SUIT1_HOT, _SUIT2_HOT, _SUIT3_HOT = (tuple(entry[0] for entry in table) for table in _SUIT_TABLES)
 # The Rainbow feature (sum of the suits' highest ranks / 30) as float32 bytes.
 _RAINBOW = tuple(_PACK_1F(v / MAX_ROW_VALUE) for v in range(256))
-# Action-mask pieces: after the 48 discard actions (all draw and score actions 0), before the
-# draw actions, before the score actions; one action.
-_MASK_TAIL = bytes(NUM_ACTIONS - NUM_CARDS)
-_MASK_NO_DISCARD = bytes(DRAW_PILE_ACTION)
-_MASK_NO_DRAW = bytes(SCORE_BASE)
-_MASK_ONE = b"\x01"
-_MASK_ZERO = b"\x00"
 # Rank counts (four bits per rank) -> Match value / 30, Run value / 30 as float32 bytes.
 _MATCH_RUN: dict[int, bytes] = {}
 
@@ -645,30 +622,7 @@ def action_mask(game: Game, seat: int, out: np.ndarray | None = None) -> np.ndar
         if game.current == seat:
             out[game.legal_actions()] = 1
         return out
-    # A bytearray filled item by item and viewed as int8 costs half of np.zeros plus fancy indexing.
-    buffer = bytearray(NUM_ACTIONS)
-    if game.current == seat:
-        # Game.legal_actions, written straight into the buffer per phase.
-        phase = game.phase
-        if phase == PHASE_DISCARD:
-            for a in game.hands[seat]:
-                buffer[a] = 1
-        elif phase == PHASE_DRAW:
-            piles = game.piles
-            if game.draw_pile or game._can_draw_from_draw_pile():
-                buffer[DRAW_PILE_ACTION] = 1
-            a = DRAW_DISCARD_BASE
-            for pile in piles[seat:] + piles[:seat]:
-                if pile:
-                    buffer[a] = 1
-                a += 1
-        elif phase == PHASE_SCORE:
-            a = SCORE_BASE
-            for v in game.score_sheet[seat]:
-                if v is None:
-                    buffer[a] = 1
-                a += 1
-    return np.frombuffer(buffer, _INT8)
+    return np.frombuffer(game.legal_mask() if game.current == seat else bytearray(NUM_ACTIONS), _INT8)
 
 
 _INT8 = np.dtype(np.int8)

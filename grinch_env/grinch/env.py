@@ -82,10 +82,10 @@ action and the legal actions.
 
 Recording and replay
 --------------------
-``raw_env.action_log`` lists the ``(agent, action)`` pairs of the current game
-and ``raw_env.game_seed`` the seed of its deck shuffles
-(``reset(options={"game_seed": s})`` starts that game again);
-:func:`grinch_env.grinch.replay.play_log` replays a log.
+``raw_env.action_log`` and ``raw_env.game_seed`` (the seed of the deck
+shuffles) record the current game, as in every game's env
+(:class:`~grinch_env.aec.GameEnv`); :func:`grinch_env.grinch.replay.play_log`
+replays a log.
 
 Version history
 ---------------
@@ -104,9 +104,7 @@ from grinch_env.grinch.encoding import OBS_SIZE, Encoder
 from grinch_env.grinch.game import NUM_ACTIONS, REWARD_MODES, Game
 
 
-class raw_env(GameEnv, env_name="grinch_grow_your_heart_v0", render_fps=2):  # noqa: N801 - PettingZoo's naming convention
-    game_class = Game
-    render_module = "grinch_env.grinch.render"
+class raw_env(GameEnv, env_name="grinch_grow_your_heart_v0", render_fps=2, game_class=Game, render_module="grinch_env.grinch.render"):  # noqa: N801 - PettingZoo's naming convention
 
     def __init__(
         self,
@@ -118,13 +116,11 @@ class raw_env(GameEnv, env_name="grinch_grow_your_heart_v0", render_fps=2):  # n
         render_mode: str | None = None,
         render_seat: int | None = None,
     ) -> None:
-        super().__init__()
         self._check_modes(reward_mode, render_mode, REWARD_MODES)
         # Validates num_players, first_grinch, num_rounds and bonus_layout with clear errors.
         game = Game(num_players, bonus_layout=bonus_layout, first_grinch=first_grinch, num_rounds=num_rounds, rng=0)
         options = dict(bonus_layout=game.layout, first_grinch=game.first_grinch, num_rounds=game.num_rounds)
-        self._setup(game, options, spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32), NUM_ACTIONS, Encoder(), reward_mode, render_mode)
-        self._set_render_seat(render_seat)
+        self._setup(game, options, spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32), NUM_ACTIONS, Encoder(), reward_mode, render_mode, render_seat)
 
 
 env = classic_env(raw_env)

@@ -131,6 +131,21 @@ def action_name(action: int, num_players: int | None = None) -> str:
     return f"invalid action {action!r}"
 
 
+def action_parts(action: int, seat: int, num_players: int) -> tuple[str, int]:
+    """Split ``seat``'s legal-range ``action`` into its kind and argument, the one decoding the CLI and the pictures word.
+
+    ``("discard", card)``, ``("draw", -1)`` (the draw pile), ``("take", source seat)`` (the top card of that seat's
+    discard pile) or ``("score", row)``.
+    """
+    if action < DRAW_PILE_ACTION:
+        return "discard", action
+    if action == DRAW_PILE_ACTION:
+        return "draw", -1
+    if action < SCORE_BASE:
+        return "take", (seat + action - DRAW_DISCARD_BASE) % num_players
+    return "score", action - SCORE_BASE
+
+
 def check_num_players(num_players: Any) -> int:
     """Return ``num_players`` if it is an int in 2..6, else raise ``ValueError``."""
     if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
@@ -223,12 +238,13 @@ class Game:
             for _ in range(WHO_DRAWS):
                 if self.draw_pile:
                     hand.append(self.draw_pile.pop())
-                elif self._can_draw_from_draw_pile():
+                elif self.can_draw_from_draw_pile():
                     hand.append(self._pop_draw_pile())
                 else:
                     break  # [decision] a Who draws only what is left
 
-    def _can_draw_from_draw_pile(self) -> bool:
+    def can_draw_from_draw_pile(self) -> bool:
+        """Return whether the draw pile has a card now or after a refill from the piles' lower cards."""
         return bool(self.draw_pile) or any(len(p) > 1 for p in self.piles)
 
     def _pop_draw_pile(self) -> int:
@@ -273,7 +289,7 @@ class Game:
         if phase == PHASE_DRAW:
             n = self.num_players
             cur = self.current
-            actions = [DRAW_PILE_ACTION] if self._can_draw_from_draw_pile() else []
+            actions = [DRAW_PILE_ACTION] if self.can_draw_from_draw_pile() else []
             piles = self.piles
             for j in range(n):
                 if piles[(cur + j) % n]:
@@ -284,6 +300,26 @@ class Game:
             return [SCORE_BASE + k for k in range(NUM_ROWS) if sheet[k] is None]
         return []
 
+    def legal_mask(self) -> bytearray:
+        """Return :meth:`legal_actions` as ``NUM_ACTIONS`` bytes, 1 for each legal action (all 0 once the game is over).
+
+        The same rules as :meth:`legal_actions`, written per phase straight into the bytes (the env asks for a mask every
+        step); ``tests/test_rules.py::test_legal_mask_is_the_legal_actions`` holds the two equal.
+        """
+        mask = bytearray(NUM_ACTIONS)
+        phase = self.phase
+        if phase == PHASE_DISCARD:
+            for action in self.hands[self.current]:
+                mask[action] = 1
+        elif phase == PHASE_DRAW:
+            cur = self.current
+            piles = self.piles
+            mask[DRAW_PILE_ACTION] = self.can_draw_from_draw_pile()
+            mask[DRAW_DISCARD_BASE:DRAW_DISCARD_BASE + self.num_players] = bytes(map(bool, piles[cur:] + piles[:cur]))
+        elif phase == PHASE_SCORE:
+            mask[SCORE_BASE:] = bytes([v is None for v in self.score_sheet[self.current]])
+        return mask
+
     def is_legal(self, action: int) -> bool:
         """Return whether the current player may take ``action`` now."""
         phase = self.phase
@@ -291,7 +327,7 @@ class Game:
             return 0 <= action < DRAW_PILE_ACTION and action in self.hands[self.current]
         if phase == PHASE_DRAW:
             if action == DRAW_PILE_ACTION:
-                return self._can_draw_from_draw_pile()
+                return self.can_draw_from_draw_pile()
             j = action - DRAW_DISCARD_BASE
             return 0 <= j < self.num_players and bool(self.piles[(self.current + j) % self.num_players])
         if phase == PHASE_SCORE:
@@ -349,7 +385,7 @@ class Game:
             self._end_discard()
         elif phase == PHASE_DRAW:
             if action == DRAW_PILE_ACTION:
-                if not (self.draw_pile or self._can_draw_from_draw_pile()):
+                if not (self.draw_pile or self.can_draw_from_draw_pile()):
                     self._raise_illegal(action)
                 self.hands[p].append(self._pop_draw_pile())
             else:
@@ -502,7 +538,7 @@ class Game:
 __all__ = [
     "MARGIN_SCALE", "REWARD_MODES", "Phase", "terminal_rewards",
     "Bonus", "Game", "IllegalActionError", "action_name", "check_num_players", "decisions_per_game",
-    "MIN_PLAYERS", "MAX_PLAYERS", "ROUNDS_BY_PLAYERS", "MAX_ROUNDS", "TURNS_PER_ROUND", "NUM_ACTIONS",
+    "action_parts", "MIN_PLAYERS", "MAX_PLAYERS", "ROUNDS_BY_PLAYERS", "MAX_ROUNDS", "TURNS_PER_ROUND", "NUM_ACTIONS",
     "DISCARD_BASE", "DRAW_PILE_ACTION", "DRAW_DISCARD_BASE", "SCORE_BASE", "MAX_GAME_LENGTH",
     "PHASE_DISCARD", "PHASE_DRAW", "PHASE_SCORE", "PHASE_DONE",
 ]

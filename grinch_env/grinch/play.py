@@ -31,6 +31,7 @@ from grinch_env.grinch.game import (
     PHASE_DRAW,
     SCORE_BASE,
     Game,
+    action_parts,
     check_num_players,
 )
 from grinch_env.grinch.scoring import NUM_ROWS, ROW_NAMES, bonus_points, row_scores
@@ -96,16 +97,13 @@ def _discard(name: str, game: Game, legal: Sequence[int]) -> int | None:
 def describe_action(game: Game, seat: int, action: int, names: Sequence[str]) -> str:
     """Return the public description of ``seat``'s ``action`` (call before applying it)."""
     who = f"seat {seat} ({names[seat]})"
-    if action < DRAW_PILE_ACTION:
-        return f"{who} discards {card_name(action)}"
-    if action == DRAW_PILE_ACTION:
-        return f"{who} draws from the draw pile"
-    if action < SCORE_BASE:
-        src = (seat + action - DRAW_DISCARD_BASE) % game.num_players
-        owner = "its own pile" if src == seat else f"seat {src}'s pile"
-        return f"{who} takes {card_name(game.piles[src][-1])} from {owner}"
-    row = action - SCORE_BASE
-    return f"{who} scores {ROW_NAMES[row]} for {game.hand_value(seat, row)}"
+    kind, arg = action_parts(action, seat, game.num_players)
+    if kind == "take":
+        owner = "its own pile" if arg == seat else f"seat {arg}'s pile"
+        return f"{who} takes {card_name(game.piles[arg][-1])} from {owner}"
+    if kind == "score":
+        return f"{who} scores {ROW_NAMES[arg]} for {game.hand_value(seat, arg)}"
+    return f"{who} discards {card_name(arg)}" if kind == "discard" else f"{who} draws from the draw pile"
 
 
 def render_for(game: Game, seat: int, names: Sequence[str]) -> str:

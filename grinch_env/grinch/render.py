@@ -18,16 +18,14 @@ import numpy as np
 
 from grinch_env.grinch.cards import RANK, SUIT, SUIT_LETTERS, SUIT_NAMES, card_name
 from grinch_env.grinch.game import (
-    DRAW_DISCARD_BASE,
-    DRAW_PILE_ACTION,
     GRINCH_DRAWS,
     NUM_ACTIONS,
     PHASE_DISCARD,
     PHASE_DONE,
     PHASE_DRAW,
-    SCORE_BASE,
     TURNS_PER_ROUND,
     Game,
+    action_parts,
 )
 from grinch_env.grinch.scoring import ROW_NAMES
 from grinch_env.rendering import (
@@ -85,14 +83,13 @@ def action_text(num_players: int, seat: int, action: int) -> str:
     if not 0 <= action < NUM_ACTIONS:
         raise ValueError(f"a Grinch action is an int in 0..{NUM_ACTIONS - 1}, got {action!r}")
     who = f"player_{seat}"
-    if action < DRAW_PILE_ACTION:
-        return f"{who}: discard {card_name(action)}"
-    if action == DRAW_PILE_ACTION:
-        return f"{who}: draw from the draw pile"
-    if action < SCORE_BASE:
-        source = (seat + action - DRAW_DISCARD_BASE) % num_players
-        return f"{who}: draw from {'own' if source == seat else f'player_{source}' + chr(39) + 's'} discard pile"
-    return f"{who}: score the {ROW_NAMES[action - SCORE_BASE]} row"
+    kind, arg = action_parts(action, seat, num_players)
+    if kind == "discard":
+        return f"{who}: discard {card_name(arg)}"
+    if kind == "score":
+        return f"{who}: score the {ROW_NAMES[arg]} row"
+    source = "the draw" if kind == "draw" else "own discard" if arg == seat else f"player_{arg}'s discard"
+    return f"{who}: draw from {source} pile"
 
 
 def visible_hand(game: Game, owner: int, seat: int | None) -> list[CardFace | None]:

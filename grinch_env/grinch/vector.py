@@ -182,6 +182,7 @@ class VectorGrinch:
     first one ends and for absent seats).
     """
 
+    # _vector_reference.ReferenceVectorGrinch repeats these arguments on purpose (the differential test builds both from one set).
     def __init__(
         self,
         num_envs: int,

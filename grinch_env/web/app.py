@@ -135,19 +135,20 @@ def create_app(checkpoints: str | os.PathLike = "checkpoints", log_dir: str | os
         with session.lock:
             return reply(key, session, request.args.get("seat"))
 
-    @app.post("/api/s/<key>/step")
-    def step(key: str) -> Response:
+    def change(key: str, method: str, field: str) -> Response:
+        """Call ``session.<method>(body[field])`` under the session's lock; reply with the new state from ``body["seat"]``."""
         session, d = get(key), body()
         with session.lock:
-            session.step(d.get("action"))
+            getattr(session, method)(d.get(field))
             return reply(key, session, d.get("seat"))
+
+    @app.post("/api/s/<key>/step")
+    def step(key: str) -> Response:
+        return change(key, "step", "action")
 
     @app.post("/api/s/<key>/seek")
     def seek(key: str) -> Response:
-        session, d = get(key), body()
-        with session.lock:
-            session.seek(d.get("position"))
-            return reply(key, session, d.get("seat"))
+        return change(key, "seek", "position")
 
     @app.get("/api/s/<key>/table.png")
     def table(key: str) -> Response:
