@@ -50,7 +50,7 @@ def test_both_games_name_their_reward_modes_alike():
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("registry", ("grinch_env.games",)),
     ("rules", ("grinch_env.<game>.cards", "grinch_env.<game>.scoring", "grinch_env.<game>.game")),
-    ("encoding", ("grinch_env.<game>.encoding", "grinch_env.<game>.tokens")),
+    ("encoding", ("grinch_env.<game>.encoding", "grinch_env.<game>.tokens", "grinch_env.tokens")),
     ("env/agents", (
         "grinch_env.aec", "grinch_env.agent_base", "grinch_env.vector_base", "grinch_env.rendering",
         "grinch_env.<game>.env", "grinch_env.<game>.vector", "grinch_env.<game>._vector_numba", "grinch_env.<game>._vector_reference",

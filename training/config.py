@@ -476,3 +476,22 @@ _COMMANDS: dict[type[BaseModel], str] = {
 
 __all__ = ["DistillConfig", "DistillEvalConfig", "DistributedConfig", "EvalConfig", "ModelConfig", "PPOConfig", "SB3Config", "SelfPlayConfig", "TrainConfig", "add_run_arguments", "apply_overrides", "choose_resume_config",
            "config_differences", "config_from_dict", "load_config", "read_config_data"]
+
+
+def check_config_yaml(cfg: BaseModel, run_dir: Path, override: bool, what: str) -> None:
+    """Refuse to overwrite a run directory's config.yaml that differs from ``cfg`` (edited, or another run's) unless ``override``.
+
+    ``what`` names the kind of config in the message (e.g. "distillation").
+    """
+    path = run_dir / "config.yaml"
+    if override or not path.is_file():
+        return
+    try:
+        theirs = type(cfg).model_validate(yaml.safe_load(path.read_text()) or {}).model_dump()
+    except Exception as err:
+        raise ValueError(f"{path} is not a valid {what} config ({str(err).splitlines()[0]}); fix it, or pass --override-config to replace it") from None
+    diffs = config_differences(cfg.model_dump(), theirs)
+    if diffs:
+        shown = "; ".join(f"{k}: {mine!r} given, {old!r} in config.yaml" for k, mine, old in diffs[:8])
+        raise ValueError(f"{path} differs from the given config in keys {', '.join(k for k, _, _ in diffs)} ({shown}): "
+                         "pass --override-config to continue with the given config (config.yaml is rewritten), or give that config.yaml as --config")

@@ -69,7 +69,7 @@ from training.checkpoint import (
     save_verified,
     validate_checkpoint,
 )
-from training.config import DistillConfig, add_run_arguments, config_differences, load_config
+from training.config import DistillConfig, add_run_arguments, check_config_yaml, config_differences, load_config
 from training.model import MaskedCategorical, PolicyValueNet
 
 DATA_DIR = "data"
@@ -297,19 +297,8 @@ def _resume_point(cfg: DistillConfig, run_dir: Path) -> dict[str, Any] | None:
 
 
 def _check_config_yaml(cfg: DistillConfig, run_dir: Path, override: bool) -> None:
-    """Refuse to overwrite a run directory's config.yaml that differs from ``cfg`` (edited, or another run's) unless ``override``."""
-    path = run_dir / "config.yaml"
-    if override or not path.is_file():
-        return
-    try:
-        theirs = DistillConfig.model_validate(yaml.safe_load(path.read_text()) or {}).model_dump()
-    except Exception as err:
-        raise ValueError(f"{path} is not a valid distillation config ({str(err).splitlines()[0]}); fix it, or pass --override-config to replace it") from None
-    diffs = config_differences(cfg.model_dump(), theirs)
-    if diffs:
-        shown = "; ".join(f"{k}: {mine!r} given, {old!r} in config.yaml" for k, mine, old in diffs[:8])
-        raise ValueError(f"{path} differs from the given config in keys {', '.join(k for k, _, _ in diffs)} ({shown}): "
-                         "pass --override-config to continue with the given config (config.yaml is rewritten), or give that config.yaml as --config")
+    """Refuse to overwrite a run directory's differing config.yaml unless ``override`` (:func:`training.config.check_config_yaml`)."""
+    check_config_yaml(cfg, run_dir, override, "distillation")
 
 
 def run(cfg: DistillConfig, run_dir: Path, progress: bool = True, override_config: bool = False) -> tuple[PolicyValueNet, list[dict[str, Any]]]:

@@ -39,7 +39,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from training.checkpoint import GracefulStop, Interrupted, atomic_write_bytes
-from training.config import DistillConfig, add_run_arguments, apply_overrides, config_differences, config_from_dict
+from training.config import DistillConfig, add_run_arguments, apply_overrides, check_config_yaml, config_from_dict
 from training.match import format_match, run_match
 
 
@@ -89,18 +89,8 @@ def evaluate_generation(cfg: ExpertIterationConfig, checkpoint: Path) -> list[di
 
 
 def _check_config_yaml(cfg: ExpertIterationConfig, run_dir: Path, override: bool) -> None:
-    """Refuse to overwrite a run directory's config.yaml that differs from ``cfg`` (edited, or another run's) unless ``override``."""
-    path = run_dir / "config.yaml"
-    if override or not path.is_file():
-        return
-    try:
-        theirs = ExpertIterationConfig.model_validate(yaml.safe_load(path.read_text()) or {}).model_dump()
-    except Exception as err:
-        raise ValueError(f"{path} is not a valid expert-iteration config ({str(err).splitlines()[0]}); fix it, or pass --override-config to replace it") from None
-    diffs = config_differences(cfg.model_dump(), theirs)
-    if diffs:
-        raise ValueError(f"{path} differs from the given config in keys {', '.join(k for k, _, _ in diffs)}: pass --override-config to continue "
-                         "with the given config (config.yaml is rewritten), or give that config.yaml as --config")
+    """Refuse to overwrite a run directory's differing config.yaml unless ``override`` (:func:`training.config.check_config_yaml`)."""
+    check_config_yaml(cfg, run_dir, override, "expert-iteration")
 
 
 def run(cfg: ExpertIterationConfig, run_dir: Path, progress: bool = True, override_config: bool = False) -> list[dict[str, Any]]:

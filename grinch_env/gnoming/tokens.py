@@ -51,18 +51,25 @@ from grinch_env.gnoming.game import (
     TAKE_B,
     Game,
 )
+from grinch_env.tokens import (  # the column layout both games share
+    ACTION_DIM,
+    CARD,
+    CARD2,
+    CARD_VOCAB,
+    NO_CARD,
+    NUM_DENSE,
+    NUM_IDS,
+    POS,
+    POS_VOCAB,
+    SEAT,
+    SEAT_VOCAB,
+    TOKEN_DIM,
+    TYPE,
+    TYPE_VOCAB,
+)
 
 TOKENS_VERSION = 1  # bump when any token column changes: checkpoints record it and refuse another
 
-# ------------------------------------------------------------ column layout (shared with grinch_env.grinch.tokens)
-TYPE, CARD, SEAT, POS = 0, 1, 2, 3
-CARD2 = 2  # action tokens: the second card column takes the seat column's place
-NUM_IDS = 4
-NUM_DENSE = 32
-TOKEN_DIM = NUM_IDS + NUM_DENSE
-ACTION_DIM = NUM_IDS + NUM_DENSE
-TYPE_VOCAB, CARD_VOCAB, SEAT_VOCAB, POS_VOCAB = 8, 64, 8, 16
-NO_CARD = 0  # card column: 0 = none, kind k is k + 1
 FACE_DOWN = NUM_KINDS + 1  # 13
 NO_SEAT = 7
 

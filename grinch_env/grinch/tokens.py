@@ -40,18 +40,26 @@ from grinch_env.grinch import encoding as enc
 from grinch_env.grinch.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, RANK, SUIT
 from grinch_env.grinch.game import DRAW_DISCARD_BASE, DRAW_PILE_ACTION, MAX_PLAYERS, NUM_ACTIONS, SCORE_BASE, Game
 from grinch_env.grinch.scoring import MATCH_POINTS, MAX_ROW_VALUE, NUM_ROWS, RUN_POINTS, resolve_layout
+from grinch_env.tokens import (  # the column layout both games share
+    ACTION_DIM,
+    CARD,
+    CARD2,
+    CARD_VOCAB,
+    NO_CARD,
+    NUM_DENSE,
+    NUM_IDS,
+    POS,
+    POS_VOCAB,
+    SEAT,
+    SEAT_VOCAB,
+    TOKEN_DIM,
+    TYPE,
+    TYPE_VOCAB,
+)
 
 TOKENS_VERSION = 1  # bump when any token column changes: checkpoints record it and refuse another
 
 # ------------------------------------------------------------ column layout (shared with grinch_env.gnoming.tokens)
-TYPE, CARD, SEAT, POS = 0, 1, 2, 3
-CARD2 = 2
-NUM_IDS = 4
-NUM_DENSE = 32
-TOKEN_DIM = NUM_IDS + NUM_DENSE
-ACTION_DIM = NUM_IDS + NUM_DENSE
-TYPE_VOCAB, CARD_VOCAB, SEAT_VOCAB, POS_VOCAB = 8, 64, 8, 16
-NO_CARD = 0  # card column: 0 = none, card c is c + 1
 NO_SEAT = 7
 
 PAD, GLOBAL, SEAT_T, CARD_T = 0, 1, 2, 3

@@ -16,14 +16,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from grinch_env.gnoming import tokens as _gt
-from grinch_env.grinch import tokens as _rt
+from grinch_env import tokens as layout  # the token layout both games share
 from training.model import MaskedCategorical
-
-# Both games' token modules declare the same layout; the network relies on it.
-for _name in ("TYPE", "CARD", "SEAT", "POS", "NUM_IDS", "NUM_DENSE", "TOKEN_DIM", "ACTION_DIM", "TYPE_VOCAB", "CARD_VOCAB", "SEAT_VOCAB", "POS_VOCAB"):
-    assert getattr(_gt, _name) == getattr(_rt, _name), _name
-T = _gt
 
 
 class _Embed(nn.Module):
@@ -31,18 +25,18 @@ class _Embed(nn.Module):
 
     def __init__(self, d_model: int, cards: nn.Embedding, second_card: bool) -> None:
         super().__init__()
-        self.kind = nn.Embedding(T.TYPE_VOCAB, d_model)
+        self.kind = nn.Embedding(layout.TYPE_VOCAB, d_model)
         self.cards = cards
         self.second_card = second_card
-        self.third = nn.Embedding(T.CARD_VOCAB if second_card else T.SEAT_VOCAB, d_model)
-        self.pos = nn.Embedding(T.POS_VOCAB, d_model)
-        self.dense = nn.Linear(T.NUM_DENSE, d_model)
+        self.third = nn.Embedding(layout.CARD_VOCAB if second_card else layout.SEAT_VOCAB, d_model)
+        self.pos = nn.Embedding(layout.POS_VOCAB, d_model)
+        self.dense = nn.Linear(layout.NUM_DENSE, d_model)
         self.norm = nn.LayerNorm(d_model)
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
-        ids = tokens[..., : T.NUM_IDS].long()
+        ids = tokens[..., : layout.NUM_IDS].long()
         third = ids[..., 2]
-        x = self.kind(ids[..., 0]) + self.cards(ids[..., 1]) + self.pos(ids[..., 3]) + self.dense(tokens[..., T.NUM_IDS:])
+        x = self.kind(ids[..., 0]) + self.cards(ids[..., 1]) + self.pos(ids[..., 3]) + self.dense(tokens[..., layout.NUM_IDS:])
         # the action tokens' third column is a second card: it shares the card embedding (plus its own marker table)
         x = x + (self.cards(third) + self.third(third) if self.second_card else self.third(third))
         return self.norm(x)
@@ -54,7 +48,7 @@ class TokenNet(nn.Module):
     def __init__(self, d_model: int = 64, layers: int = 2, heads: int = 4, ff: int = 128) -> None:
         super().__init__()
         self.config = {"d_model": d_model, "layers": layers, "heads": heads, "ff": ff}
-        self.cards = nn.Embedding(T.CARD_VOCAB, d_model)
+        self.cards = nn.Embedding(layout.CARD_VOCAB, d_model)
         self.state_embed = _Embed(d_model, self.cards, second_card=False)
         self.action_embed = _Embed(d_model, self.cards, second_card=True)
         layer = nn.TransformerEncoderLayer(d_model, heads, ff, dropout=0.0, batch_first=True, norm_first=True)
@@ -69,7 +63,7 @@ class TokenNet(nn.Module):
 
     def forward(self, state: torch.Tensor, actions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Return ``(logits [B, A], q [B, A], value [B])`` for tokens ``state [B, N, D]`` and ``actions [B, A, E]``."""
-        pad = state[..., T.TYPE] == 0
+        pad = state[..., layout.TYPE] == 0
         cols = ~pad.all(0)  # drop token positions that are padding in every row (absent seats): same result, less work
         if not bool(cols.all()):
             state, pad = state[:, cols], pad[:, cols]
