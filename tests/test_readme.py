@@ -34,7 +34,7 @@ SCRIPTS = PYPROJECT["project"]["scripts"]
 EXTRAS = set(PYPROJECT["project"]["optional-dependencies"])
 INLINE = re.compile(r"`((?:python3? (?:-m \w|benchmarks/|tests/)|(?:" + "|".join(map(re.escape, SCRIPTS)) + r") )[^`]*)`")
 # Paths a printed command makes for a later one (an earlier command's run directory or output).
-MADE_BY_AN_EARLIER_COMMAND = {"checkpoints/default", "checkpoints/rllib_ppo"}
+MADE_BY_AN_EARLIER_COMMAND = {"checkpoints/default", "checkpoints/rllib_ppo", "checkpoints/learner_gnoming", "checkpoints/learner_gnoming_long"}
 # Cheap enough to run as printed, with no input (a terminal game then leaves at its first prompt).
 CHEAP = {"grinch_env", "grinch_env.grinch.play", "grinch_env.gnoming.play"}
 
@@ -148,7 +148,7 @@ def test_the_pages_hold_the_commands_that_matter():
     readme = page_commands(ROOT / "README.md")
     assert readme[:2] == [
         'pip install torch==2.13.0 -e ".[train]" && python -m training.train --config configs/default.yaml',
-        'pip install torch==2.13.0 -e ".[dev,ray]" && pytest',
+        'apt-get update && apt-get install -y chromium chromium-driver && pip install torch==2.13.0 -e ".[dev,ray]" && pytest',
     ]
     # CI runs the README's test command after the same install.
     ci = (ROOT / ".ci" / "run").read_text()
@@ -194,9 +194,13 @@ def test_cheap_commands_run(line, tmp_path):
 
 def test_the_readme_python_examples_run():
     blocks = re.findall(r"^```python\n(.*?)^```", (ROOT / "README.md").read_text(), re.S | re.M)
-    assert len(blocks) == 2
+    assert len(blocks) == 3
+    outputs = []
     for block in blocks:
         out = io.StringIO()
         with redirect_stdout(out):
             exec(compile(block, "README.md", "exec"), {})
-        assert "total" in out.getvalue() or "pad" in out.getvalue()
+        outputs.append(out.getvalue())
+    assert all("total" in text or "pad" in text for text in outputs[:2])
+    # The registry example: a 5-player Gnoming frame (1408 wide, 880 high), the 1046-float observation, 9 legal first moves.
+    assert outputs[2] == "(880, 1408, 3) uint8 (1046,) 9\n"
