@@ -5,8 +5,7 @@ import json
 import pytest
 
 from grinch_env.aec import log_from_json, replay_log
-from grinch_env.evaluation import evaluate
-from grinch_env.evaluation.evaluate import main
+from grinch_env.evaluation.evaluate import evaluate, main
 from grinch_env.evaluation.logs import list_logs, log_file_name
 from grinch_env.games import get_game
 from grinch_env.grinch.scoring import STANDARD_LAYOUT

@@ -294,7 +294,7 @@ def test_the_command_refuses_a_port_in_use_with_a_clear_message(capsys):
     ("gnoming", 4, ["greedy", "random"], {"max_turns_per_player": 10}),
 ])
 def test_the_page_lists_and_replays_a_tournaments_logs_to_its_totals(tmp_path, game, players, agents, options):
-    from grinch_env.evaluation import evaluate
+    from grinch_env.evaluation.evaluate import evaluate
 
     result = evaluate(agents, players, 3, seed=8, game=game, game_options=options, log_dir=tmp_path / "logs")
     client = create_app(tmp_path / "none", log_dir=tmp_path / "logs").test_client()

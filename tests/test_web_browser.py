@@ -25,7 +25,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from grinch_env.aec import log_to_json, replay_log
-from grinch_env.evaluation import evaluate
+from grinch_env.evaluation.evaluate import evaluate
 from grinch_env.games import get_game
 
 IMAGES = Path(__file__).resolve().parents[1] / "docs" / "images"
