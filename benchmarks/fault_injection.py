@@ -278,7 +278,7 @@ def kill_points(families: list[Family], per_signal: int, seed: int, work: Path, 
             shutil.rmtree(run_dir, ignore_errors=True)
             rc, out, running = run_and_signal_at(fam.command(run_dir), run_dir, stretch, delay, signum)
             graceful = running and signum in GRACEFUL and rc == GRACEFUL[signum]
-            said_how = "resume" in out if graceful else None
+            said_how = ("resume" in out or "start the run again with the same command" in out) if graceful else None  # before the first checkpoint there is nothing to resume
             stopped = [line for line in out.splitlines() if line.startswith(("SIGINT", "SIGTERM", "interrupted"))]
             rrc, rout = resume_to_end(fam, run_dir)
             diff = differences(final_state(fam, run_dir), ref["state"]) if rrc == 0 else ["<resume failed>"]

@@ -236,6 +236,17 @@ def test_a_swapped_snapshot_and_a_garbled_manifest_are_named(short_reference, tm
         load_latest(run_dir, report=lambda _: None)
 
 
+def test_a_manifest_whose_flipped_byte_hits_a_key_is_named_damaged_and_the_older_one_resumes(short_reference, tmp_path):
+    # The fault-injection harness found this one: "sha256" -> "sha2%6" still parses as JSON (it was a raw KeyError).
+    run_dir = copy_run(short_reference, tmp_path / "run")
+    newest = max(run_dir.glob("manifest_*.json"))
+    newest.write_text(newest.read_text().replace('"sha256"', '"sha2%6"', 1))
+    lines = []
+    state, _ = load_latest(run_dir, report=lines.append)
+    assert state["update"] == 4
+    assert f"manifest {newest.name} is damaged: its entry for " in lines[0] and "lacks the file's size or SHA-256" in lines[0]
+
+
 def test_a_flipped_byte_in_best_pt_or_an_unmanaged_checkpoint_is_refused_not_loaded_into_nans(short_reference, tmp_path):
     run_dir = copy_run(short_reference, tmp_path / "run")
     flip(run_dir / "best.pt")

@@ -165,6 +165,9 @@ def _read_manifest(path: Path) -> dict[str, Any]:
         raise CheckpointError(f"manifest {path.name} is unreadable ({err})") from None
     if not isinstance(info, dict) or info.get("format") != MANIFEST_FORMAT or not isinstance(info.get("files"), dict) or info.get("state") not in info["files"]:
         raise CheckpointError(f"manifest {path.name} is not a {MANIFEST_FORMAT} manifest")
+    for rel, entry in info["files"].items():  # a flipped byte in a key ("sha256" -> "sha2%6") still parses as JSON
+        if not isinstance(entry, dict) or not isinstance(entry.get("bytes"), int) or not isinstance(entry.get("sha256"), str):
+            raise CheckpointError(f"manifest {path.name} is damaged: its entry for {rel!r} lacks the file's size or SHA-256")
     return info
 
 
