@@ -156,21 +156,6 @@ def run_and_signal_at(cmd: list[str], run_dir: Path, progress: int, delay: float
         return rc, out.read(), running
 
 
-def run_and_signal(cmd: list[str], delay: float, signum: int, timeout: float = 900) -> tuple[int, str, bool]:
-    """Start ``cmd``, send ``signum`` after ``delay`` seconds; return (exit status, output, whether it was still running when signalled)."""
-    with tempfile.TemporaryFile("w+") as out:
-        proc = subprocess.Popen(cmd, cwd=ROOT, env=_env(), stdout=out, stderr=subprocess.STDOUT, text=True)
-        try:
-            proc.wait(timeout=delay)
-            running = False
-        except subprocess.TimeoutExpired:
-            running = True
-            proc.send_signal(signum)
-        rc = proc.wait(timeout=timeout)
-        out.seek(0)
-        return rc, out.read(), running
-
-
 def run_and_signal_after_checkpoint(cmd: list[str], run_dir: Path, seq: int, signum: int, timeout: float = 900) -> tuple[int, str]:
     """Start ``cmd``, send ``signum`` as soon as its checkpoint number ``seq`` is committed; return (exit status, output)."""
     with tempfile.TemporaryFile("w+") as out:

@@ -388,16 +388,8 @@ def add_run_arguments(parser: argparse.ArgumentParser, report_only_help: str = "
 
 def load_config(path: str | Path, overrides: list[str] | None = None, schema: type[BaseModel] = TrainConfig) -> Any:
     """Return the validated config read from the YAML file ``path`` (plus ``key=value`` overrides)."""
-    path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"config file {str(path)!r} does not exist")
-    try:
-        data = yaml.safe_load(path.read_text()) or {}
-    except yaml.YAMLError as err:
-        raise ValueError(f"invalid training config {path}: not valid YAML: {_yaml_problem(err)}") from None
+    data = read_config_data(path)
     if overrides:
-        if not isinstance(data, dict):
-            raise ValueError(f"invalid training config {path}: the top level must be a mapping")
         data = apply_overrides(data, overrides)
     return config_from_dict(data, source=str(path), schema=schema)
 
