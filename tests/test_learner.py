@@ -173,3 +173,29 @@ def test_round_credit_pays_each_round_its_margin_and_adds_up_to_the_game():
     for game_margin, by_round in sums.items():
         assert sorted(by_round) == [0, 1, 2] and all(len(v) == 1 for v in by_round.values())
         assert sum(next(iter(v)) for v in by_round.values()) == pytest.approx(game_margin, abs=1e-5)
+
+
+def test_one_run_trains_and_reports_on_several_table_sizes(tmp_path):
+    from training.learner.run import final_report
+
+    cfg = load_config(None, _tiny(tmp_path, "ppo") + ["num_players=[2, 3]", "eval.final_games=2"])
+    assert cfg.table_sizes == [2, 3]
+    trainer = Trainer(cfg)
+    assert list(trainer.engine.num_players) == [2, 3]  # slot i plays the i-th size (cyclically)
+    train(trainer, max_iterations=1, quiet=True)
+    assert [(r["iteration"], r["num_players"]) for r in trainer.curve] == [(0, 2), (0, 3), (1, 2), (1, 3)]
+    header, *rows = (tmp_path / "ppo" / "curve.csv").read_text().splitlines()
+    assert "num_players" in header.split(",") and len(rows) == 4
+    out = final_report(trainer, games=2)
+    assert sorted(out) == ["random@2p", "random@3p"]
+    assert (out["random@2p"]["parity"], out["random@3p"]["parity"]) == (0.5, pytest.approx(1 / 3))
+    assert sorted(p.name for p in (tmp_path / "ppo" / "report").iterdir()) == ["summary.json", "vs_random_2p.txt", "vs_random_3p.txt"]
+
+
+def test_table_size_lists_are_checked():
+    with pytest.raises(ValueError, match="num_players for Gnoming A Round must be an int in 3..7"):
+        load_config(None, ["game=gnoming", "num_players=[3, 8]", "num_envs=32"])
+    with pytest.raises(ValueError, match="lists a table size twice"):
+        load_config(None, ["game=gnoming", "num_players=[3, 3]", "num_envs=32"])
+    with pytest.raises(ValueError, match=r"num_envs \(32\) must be a multiple of the number of table sizes \(5\)"):
+        load_config(None, ["game=gnoming", "num_players=[3, 4, 5, 6, 7]", "num_envs=32"])

@@ -139,3 +139,25 @@ def test_encode_batch_rejects_a_wrong_shape():
         gt.encode_batch(np.zeros((2, 1337)))
     with pytest.raises(ValueError, match=r"obs must have shape \[B, 1337\]"):
         rt.encode_batch(np.zeros(1337))
+
+
+def test_gnoming_slot_and_seat_tokens_carry_printed_points_and_line_facts():
+    g = Gnoming(3, rng=0)
+    five, neg, hazard = 2, 7, 10  # kinds: the positive 5, the -2, the Hazard (+10)
+    g.layouts[1] = [five, five, five, neg, hazard, 0, 0, 0, 0]
+    g.face_up[1] = [True, True, True, True, True, False, False, False, False]
+    g.version += 1
+    st = gt.state_tokens(g, 0)  # seat 1 is relative seat 1 for the observer 0 at a table of 3
+    d = gt.NUM_IDS
+    slots = st[gt.L0 + 1 * 9:gt.L0 + 2 * 9]
+    assert slots[0, gt.CARD] == five + 1 and slots[5, gt.CARD] == gt.FACE_DOWN
+    np.testing.assert_allclose(slots[:, d + 1], [0.5, 0.5, 0.5, -0.2, 1.0, 0, 0, 0, 0])  # printed points / 10
+    np.testing.assert_array_equal(slots[:, d + 2], [0, 0, 0, 0, 0, 1, 1, 1, 1])  # face down
+    np.testing.assert_allclose(slots[0, d + 3:d + 8], [0, 1, 1, 1, 5 / 8])  # slot 0's row: three 5s, matched
+    np.testing.assert_allclose(slots[0, d + 8:d + 13], [1 / 3, 0, 0, 0, 5 / 8])  # its column 5 / -2 / down: can never match
+    np.testing.assert_allclose(slots[4, d + 3:d + 8], [1 / 3, 0, 0, 0, 0])  # row 1 holds the -2 and the Hazard
+    seat = st[gt.S0 + 1]
+    np.testing.assert_allclose(seat[d + 8:d + 11], [4 / 9, (5 + 5 + 5 - 2 + 10) / 50, 1 / 6])  # face down, face-up points, matched lines
+    assert st[gt.S0 + 1 + 3, gt.TYPE] == gt.PAD and not st[gt.S0 + 4, d:].any()  # seat 4 is not at a table of 3
+    kinds = st[gt.K0:]
+    np.testing.assert_allclose(kinds[:, d + 4], [0.3, 0.4, 0.5, 0.6, 0.7, 0.8, -0.1, -0.2, -0.3, -0.4, 1.0, 0.0])

@@ -14,10 +14,12 @@ POS`` hold integer ids, the rest are dense features (zero-padded to
 type     count  content
 =======  =====  =====================================================================
 global   1      card = held card; phase, round, held source, draw pile size, turns...
-seat     7      seat = relative seat; total, 3 round scores, starts/went out/final turn/Hazard discarder
-slot     63     seat, pos = slot 0..8, card = face-up kind or FACE_DOWN; filled this turn
-pile     6      pos = 3 * pile + depth, card = kind (top 3 of piles A and B)
-kind     12     card = kind; count in pile A, pile B, never seen, reshuffled draw pile
+seat     7      seat = relative seat; total, 3 round scores, starts/went out/final turn/Hazard discarder;
+                face-down slots, printed points of the face-up cards, matched lines (v2)
+slot     63     seat, pos = slot 0..8, card = face-up kind or FACE_DOWN; filled this turn; printed points,
+                face down, and the row's and column's line facts as in the action tokens (v2)
+pile     6      pos = 3 * pile + depth, card = kind (top 3 of piles A and B); printed points (v2)
+kind     12     card = kind; count in pile A, pile B, never seen, reshuffled draw pile; printed points (v2)
 =======  =====  =====================================================================
 
 Tokens of seats not at the table have type ``PAD`` (0).
@@ -68,7 +70,7 @@ from grinch_env.tokens import (  # the column layout both games share
     TYPE_VOCAB,
 )
 
-TOKENS_VERSION = 1  # bump when any token column changes: checkpoints record it and refuse another
+TOKENS_VERSION = 2  # bump when any token column changes: checkpoints record it and refuse another
 
 FACE_DOWN = NUM_KINDS + 1  # 13
 NO_SEAT = 7
@@ -161,7 +163,16 @@ def encode_batch(obs: np.ndarray, masks: np.ndarray | None = None) -> tuple[np.n
     sl[..., SEAT] = np.arange(MAX_PLAYERS)[:, None]
     sl[..., POS] = np.arange(NUM_SLOTS)
     sl[:, 0, :, NUM_IDS] = filled
+    down = layouts == enc.EMPTY
+    sl[..., NUM_IDS + 1] = _POINTS[layouts] / 10.0  # the printed points of a face-up card (0 face down)
+    sl[..., NUM_IDS + 2] = down
+    seat_lines = _line_stats(layouts[:, :, LINES])  # [B, 7, 6 lines, 5]
+    sl[..., NUM_IDS + 3:NUM_IDS + 3 + 2 * LINE_FEATURES] = seat_lines[:, :, _SLOT_LINES].reshape(b, MAX_PLAYERS, NUM_SLOTS, 2 * LINE_FEATURES)
     sl *= present[..., None, None]
+    s[..., NUM_IDS + 8] = down.sum(-1) / NUM_SLOTS  # public counts of each layout
+    s[..., NUM_IDS + 9] = np.where(down, 0.0, _POINTS[layouts]).sum(-1) / 50.0
+    s[..., NUM_IDS + 10] = seat_lines[..., 3].sum(-1) / 6.0  # lines already matched
+    s *= present[..., None]
 
     # pile tops
     pt = st[:, P0:K0].reshape(b, 2, enc.TOP_DEPTH, TOKEN_DIM)
@@ -169,6 +180,7 @@ def encode_batch(obs: np.ndarray, masks: np.ndarray | None = None) -> tuple[np.n
     pt[..., CARD] = np.where(tops == enc.EMPTY, NO_CARD, tops + 1)
     pt[..., SEAT] = NO_SEAT
     pt[..., POS] = np.arange(2 * enc.TOP_DEPTH).reshape(2, enc.TOP_DEPTH)
+    pt[..., NUM_IDS] = np.where(tops == enc.EMPTY, 0.0, _POINTS[tops] / 10.0)
 
     # kind counts
     kt = st[:, K0:]
@@ -179,6 +191,7 @@ def encode_batch(obs: np.ndarray, masks: np.ndarray | None = None) -> tuple[np.n
     kt[..., NUM_IDS + 1] = obs[:, enc.PILE_COUNTS + NUM_KINDS:enc.NEVER_SEEN]
     kt[..., NUM_IDS + 2] = obs[:, enc.NEVER_SEEN:enc.RESHUFFLED_COUNTS]
     kt[..., NUM_IDS + 3] = obs[:, enc.RESHUFFLED_COUNTS:enc.DRAW_SIZE]
+    kt[..., NUM_IDS + 4] = _POINTS[:NUM_KINDS] / 10.0
 
     return st, _action_tokens(obs, layouts[:, 0], held, tops)
 

@@ -70,7 +70,7 @@ class LearnerConfig(_Section):
     """One learner run: game, table size, algorithm family, budget and knobs."""
 
     game: Literal["grinch", "gnoming"] = "gnoming"
-    num_players: int = 3
+    num_players: int | list[int] = Field(3, description="table size, or a list of sizes mixed evenly over the games of every iteration (one network plays them all)")
     algo: Literal["ppo", "dmc"] = "ppo"
     run_name: str = "learner"
     checkpoint_dir: str = "checkpoints"
@@ -93,12 +93,25 @@ class LearnerConfig(_Section):
     @model_validator(mode="after")
     def _fits_the_game(self) -> LearnerConfig:
         spec = get_game(self.game)
-        spec.check_num_players(self.num_players)
+        sizes = self.table_sizes
+        if not sizes:
+            raise ValueError(f"num_players must be an int or a non-empty list of ints in {spec.min_players}..{spec.max_players}")
+        if len(set(sizes)) != len(sizes):
+            raise ValueError(f"num_players lists a table size twice: {self.num_players}")
+        for n in sizes:
+            spec.check_num_players(n)
+        if self.num_envs % len(sizes):
+            raise ValueError(f"num_envs ({self.num_envs}) must be a multiple of the number of table sizes ({len(sizes)}), so every size gets the same games")
         if self.reward_mode not in spec.reward_modes:
             raise ValueError(f"reward_mode for {spec.title} must be one of {spec.reward_modes}, got {self.reward_mode!r}")
         if self.credit == "round" and (self.game != "gnoming" or self.reward_mode != "margin"):
             raise ValueError("credit='round' needs game=gnoming and reward_mode=margin: only there are rounds independent deals whose margins add up to the game's")
         return self
+
+    @property
+    def table_sizes(self) -> list[int]:
+        """The table sizes this run trains and evaluates on, in order."""
+        return [self.num_players] if isinstance(self.num_players, int) else list(self.num_players)
 
     @property
     def spec(self):

@@ -40,7 +40,7 @@ from training.learner.rollout import LearnerAgent, collect, match_batch, tokens_
 
 FORMAT = "grinch_learner_checkpoint_v1"
 LATEST = "latest.pt"  # the trainer's run-dir convention (training.checkpoint.LATEST)
-CURVE_FIELDS = ["iteration", "samples", "games", "train_seconds", "wall_seconds", "opponent", "win_share", "half_width",
+CURVE_FIELDS = ["iteration", "samples", "games", "train_seconds", "wall_seconds", "opponent", "num_players", "win_share", "half_width",
                 "explained_variance", "entropy", "value_loss", "epsilon"]
 
 
@@ -148,17 +148,19 @@ class Trainer:
         return stats
 
     def evaluate_curve(self, wall: float) -> list[dict[str, Any]]:
-        """Add one curve point per opponent (batched, seat-rotated matches on fixed deals) and return them."""
+        """Add one curve point per opponent and table size (batched, seat-rotated matches on fixed deals) and return them."""
         cfg = self.cfg
         rows = []
-        for i, opp in enumerate(cfg.eval.opponents):
-            win, hw = match_batch(self.net, cfg.game, cfg.algo, cfg.num_players, opp, cfg.eval.games, seed=10_000 * (cfg.seed + 1) + i,
-                                  reward_mode=cfg.reward_mode)
-            s = self.last_stats
-            rows.append({"iteration": self.iteration, "samples": self.samples, "games": self.games, "train_seconds": round(self.train_seconds, 2),
-                         "wall_seconds": round(wall, 2), "opponent": opp, "win_share": win, "half_width": hw,
-                         "explained_variance": s.get("explained_variance", float("nan")), "entropy": s.get("entropy", float("nan")),
-                         "value_loss": s.get("value_loss", float("nan")), "epsilon": s.get("epsilon", float("nan"))})
+        multi = len(cfg.table_sizes) > 1
+        for n in cfg.table_sizes:
+            for i, opp in enumerate(cfg.eval.opponents):
+                win, hw = match_batch(self.net, cfg.game, cfg.algo, n, opp, cfg.eval.games, seed=10_000 * (cfg.seed + 1) + 100 * n * multi + i,
+                                      reward_mode=cfg.reward_mode)
+                s = self.last_stats
+                rows.append({"iteration": self.iteration, "samples": self.samples, "games": self.games, "train_seconds": round(self.train_seconds, 2),
+                             "wall_seconds": round(wall, 2), "opponent": opp, "num_players": n, "win_share": win, "half_width": hw,
+                             "explained_variance": s.get("explained_variance", float("nan")), "entropy": s.get("entropy", float("nan")),
+                             "value_loss": s.get("value_loss", float("nan")), "epsilon": s.get("epsilon", float("nan"))})
         self.curve.extend(rows)
         return rows
 
@@ -169,7 +171,12 @@ class Trainer:
 
 
 def write_curve(curve: list[dict[str, Any]], run_dir: Path, title: str, parity: float | None = None) -> None:
-    """Write ``curve.csv`` and ``curve.png`` (win share with 95% bands, explained variance, entropy) into ``run_dir``."""
+    """Write ``curve.csv`` and ``curve.png`` (win share with 95% bands, explained variance, entropy) into ``run_dir``.
+
+    With several table sizes each (opponent, size) is its own line and the
+    win-share axis is the win share times the table size (1.0 is parity at
+    every size); ``parity`` is then ignored.
+    """
     run_dir.mkdir(parents=True, exist_ok=True)
     with open(run_dir / "curve.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=CURVE_FIELDS)
@@ -184,20 +191,27 @@ def write_curve(curve: list[dict[str, Any]], run_dir: Path, title: str, parity: 
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 3, figsize=(15, 4))
+    sizes = list(dict.fromkeys(r.get("num_players") for r in curve))
+    multi = len(sizes) > 1
     for opp in dict.fromkeys(r["opponent"] for r in curve):
-        rows = [r for r in curve if r["opponent"] == opp]
-        x = np.array([r["train_seconds"] for r in rows]) / 60
-        y = np.array([r["win_share"] for r in rows])
-        hw = np.array([r["half_width"] for r in rows])
-        axes[0].plot(x, y, marker="o", label=f"vs {opp}")
-        axes[0].fill_between(x, y - hw, y + hw, alpha=0.2)
-    if parity is not None:
+        for n in sizes:
+            rows = [r for r in curve if r["opponent"] == opp and r.get("num_players") == n]
+            scale = float(n) if multi else 1.0
+            x = np.array([r["train_seconds"] for r in rows]) / 60
+            y = np.array([r["win_share"] for r in rows]) * scale
+            hw = np.array([r["half_width"] for r in rows]) * scale
+            axes[0].plot(x, y, marker="o", label=f"vs {opp}" + (f" {n}p" if multi else ""))
+            axes[0].fill_between(x, y - hw, y + hw, alpha=0.2)
+    if multi:
+        axes[0].axhline(1.0, color="grey", linestyle="--", linewidth=1, label="parity")
+    elif parity is not None:
         axes[0].axhline(parity, color="grey", linestyle="--", linewidth=1, label=f"parity {parity:.2f}")
-    first = [r for r in curve if r["opponent"] == curve[0]["opponent"]]
+    first = [r for r in curve if r["opponent"] == curve[0]["opponent"] and r.get("num_players") == curve[0].get("num_players")]
     x = np.array([r["train_seconds"] for r in first]) / 60
     axes[1].plot(x, [r["explained_variance"] for r in first], marker="o")
     axes[2].plot(x, [r["entropy"] for r in first], marker="o")
-    axes[0].set(xlabel="training CPU time (min, 1 thread)", ylabel="win share (learner in 1 seat)", title=title, ylim=(0, 1))
+    axes[0].set(xlabel="training CPU time (min, 1 thread)", ylabel="win share x table size (1 = parity)" if multi else "win share (learner in 1 seat)",
+                title=title, ylim=(0, max(sizes) if multi else 1))
     axes[0].legend()
     axes[1].set(xlabel="training CPU time (min)", ylabel="explained variance", title="value/Q head vs returns")
     axes[2].set(xlabel="training CPU time (min)", ylabel="entropy (nats)", title="policy entropy")
@@ -210,7 +224,11 @@ def write_curve(curve: list[dict[str, Any]], run_dir: Path, title: str, parity: 
 
 
 def final_report(trainer: Trainer, games: int, seed: int = 4242) -> dict[str, Any]:
-    """Evaluate the network (deterministic choices) with the harness: seat-rotated, paired deals; write ``report/``."""
+    """Evaluate the network (deterministic choices) with the harness: seat-rotated, paired deals; write ``report/``.
+
+    One match per final opponent and table size; ``summary.json`` maps
+    ``"<opponent>"`` (one table size) or ``"<opponent>@<n>p"`` (several) to the learner's result.
+    """
     from grinch_env.evaluation.evaluate import evaluate
 
     cfg = trainer.cfg
@@ -218,13 +236,16 @@ def final_report(trainer: Trainer, games: int, seed: int = 4242) -> dict[str, An
     out: dict[str, Any] = {}
     report = cfg.run_dir / "report"
     report.mkdir(parents=True, exist_ok=True)
-    for opp in cfg.eval.final_opponents or cfg.eval.opponents:
-        res = evaluate([agent] + [opp] * (cfg.num_players - 1), num_players=cfg.num_players, num_games=games, seed=seed, game=cfg.game)
-        a = res.per_agent[res.agents[0]]
-        out[opp] = {"games": games, "win_rate": a["win_rate"], "win_rate_ci": a["win_rate_ci"], "mean_score": a["mean_score"],
-                    "parity": 1.0 / cfg.num_players}
-        (report / f"vs_{opp}.txt").write_text(res.table() + "\n")
-        print(res.table(), flush=True)
+    multi = len(cfg.table_sizes) > 1
+    for n in cfg.table_sizes:
+        for opp in cfg.eval.final_opponents or cfg.eval.opponents:
+            res = evaluate([agent] + [opp] * (n - 1), num_players=n, num_games=games, seed=seed, game=cfg.game)
+            a = res.per_agent[res.agents[0]]
+            key = f"{opp}@{n}p" if multi else opp
+            out[key] = {"games": games, "num_players": n, "win_rate": a["win_rate"], "win_rate_ci": a["win_rate_ci"],
+                        "mean_score": a["mean_score"], "parity": 1.0 / n}
+            (report / (f"vs_{opp}_{n}p.txt" if multi else f"vs_{opp}.txt")).write_text(res.table() + "\n")
+            print(res.table(), flush=True)
     (report / "summary.json").write_text(json.dumps(out, indent=2) + "\n")
     return out
 
@@ -237,7 +258,9 @@ def train(trainer: Trainer, for_seconds: float | None = None, max_iterations: in
     start = time.perf_counter()
     piece_start = trainer.train_seconds
     last_save = time.perf_counter()
-    title = f"{cfg.spec.title} {cfg.num_players}p, {cfg.algo}"
+    sizes = cfg.table_sizes
+    title = f"{cfg.spec.title} {'/'.join(map(str, sizes))}p, {cfg.algo}"
+    parity = 1.0 / sizes[0]
     if curve and not trainer.curve:
         trainer.evaluate_curve(0.0)
         trainer.next_eval = cfg.eval.every_seconds
@@ -251,9 +274,9 @@ def train(trainer: Trainer, for_seconds: float | None = None, max_iterations: in
         if curve and trainer.train_seconds >= trainer.next_eval:
             rows = trainer.evaluate_curve(time.perf_counter() - start)
             trainer.next_eval += cfg.eval.every_seconds
-            write_curve(trainer.curve, cfg.run_dir, title, parity=1.0 / cfg.num_players)
+            write_curve(trainer.curve, cfg.run_dir, title, parity=parity)
             if not quiet:
-                print("  curve: " + ", ".join(f"vs {r['opponent']} {r['win_share']:.3f}±{r['half_width']:.3f}" for r in rows), flush=True)
+                print("  curve: " + ", ".join(f"vs {r['opponent']} {r['num_players']}p {r['win_share']:.3f}±{r['half_width']:.3f}" for r in rows), flush=True)
         if time.perf_counter() - last_save >= cfg.save_every_seconds:
             trainer.save()
             last_save = time.perf_counter()
@@ -261,7 +284,7 @@ def train(trainer: Trainer, for_seconds: float | None = None, max_iterations: in
         trainer.evaluate_curve(time.perf_counter() - start)
     trainer.save()
     if curve:
-        write_curve(trainer.curve, cfg.run_dir, title, parity=1.0 / cfg.num_players)
+        write_curve(trainer.curve, cfg.run_dir, title, parity=parity)
     return trainer
 
 
