@@ -190,34 +190,38 @@ def write_curve(curve: list[dict[str, Any]], run_dir: Path, title: str, parity: 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4))
+    fig, grid = plt.subplots(2, 2, figsize=(13, 8))
+    axes = [grid[0, 0], grid[0, 1], grid[1, 0], grid[1, 1]]  # win share over CPU time, over samples; explained variance; entropy
     sizes = list(dict.fromkeys(r.get("num_players") for r in curve))
     multi = len(sizes) > 1
     for opp in dict.fromkeys(r["opponent"] for r in curve):
         for n in sizes:
             rows = [r for r in curve if r["opponent"] == opp and r.get("num_players") == n]
             scale = float(n) if multi else 1.0
-            x = np.array([r["train_seconds"] for r in rows]) / 60
             y = np.array([r["win_share"] for r in rows]) * scale
             hw = np.array([r["half_width"] for r in rows]) * scale
-            axes[0].plot(x, y, marker="o", label=f"vs {opp}" + (f" {n}p" if multi else ""))
-            axes[0].fill_between(x, y - hw, y + hw, alpha=0.2)
-    if multi:
-        axes[0].axhline(1.0, color="grey", linestyle="--", linewidth=1, label="parity")
-    elif parity is not None:
-        axes[0].axhline(parity, color="grey", linestyle="--", linewidth=1, label=f"parity {parity:.2f}")
+            for ax, x in ((axes[0], np.array([r["train_seconds"] for r in rows]) / 60), (axes[1], np.array([r["samples"] for r in rows]) / 1e6)):
+                ax.plot(x, y, marker="o", label=f"vs {opp}" + (f" {n}p" if multi else ""))
+                ax.fill_between(x, y - hw, y + hw, alpha=0.2)
+    ylabel = "win share x table size (1 = parity)" if multi else "win share (learner in 1 seat)"
+    for ax in axes[:2]:
+        if multi:
+            ax.axhline(1.0, color="grey", linestyle="--", linewidth=1, label="parity")
+        elif parity is not None:
+            ax.axhline(parity, color="grey", linestyle="--", linewidth=1, label=f"parity {parity:.2f}")
+        ax.set(ylabel=ylabel, title=title, ylim=(0, max(sizes) if multi else 1))
+        ax.legend(fontsize=8)
     first = [r for r in curve if r["opponent"] == curve[0]["opponent"] and r.get("num_players") == curve[0].get("num_players")]
     x = np.array([r["train_seconds"] for r in first]) / 60
-    axes[1].plot(x, [r["explained_variance"] for r in first], marker="o")
-    axes[2].plot(x, [r["entropy"] for r in first], marker="o")
-    axes[0].set(xlabel="training CPU time (min, 1 thread)", ylabel="win share x table size (1 = parity)" if multi else "win share (learner in 1 seat)",
-                title=title, ylim=(0, max(sizes) if multi else 1))
-    axes[0].legend()
-    axes[1].set(xlabel="training CPU time (min)", ylabel="explained variance", title="value/Q head vs returns")
-    axes[2].set(xlabel="training CPU time (min)", ylabel="entropy (nats)", title="policy entropy")
-    samples = [r["samples"] for r in first]
-    if len(samples) > 1:
-        axes[0].text(0.02, 0.95, f"{samples[-1]:,} samples", transform=axes[0].transAxes, va="top")
+    axes[2].plot(x, [r["explained_variance"] for r in first], marker="o")
+    axes[3].plot(x, [r["entropy"] for r in first], marker="o")
+    axes[0].set(xlabel="training CPU time (min, 1 thread)")
+    axes[1].set(xlabel="learner samples (millions)")
+    axes[2].set(xlabel="training CPU time (min)", ylabel="explained variance", title="value/Q head vs returns")
+    axes[3].set(xlabel="training CPU time (min)", ylabel="entropy (nats)", title="policy entropy")
+    walls = [r["wall_seconds"] for r in first]
+    if len(walls) > 1:
+        axes[0].text(0.02, 0.95, f"{first[-1]['samples']:,} samples", transform=axes[0].transAxes, va="top")
     fig.tight_layout()
     fig.savefig(run_dir / "curve.png", dpi=90)
     plt.close(fig)
