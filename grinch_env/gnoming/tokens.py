@@ -154,7 +154,6 @@ def encode_batch(obs: np.ndarray, masks: np.ndarray | None = None) -> tuple[np.n
     s[..., NUM_IDS + 1:NUM_IDS + 4] = obs[:, enc.ROUND_SCORES:enc.OBS_SIZE].reshape(b, 3, MAX_PLAYERS).transpose(0, 2, 1)
     for i, base in enumerate((enc.FIRST_PLAYER, enc.WENT_OUT, enc.FINAL_TURN, enc.DISCARDER)):
         s[..., NUM_IDS + 4 + i] = obs[:, base:base + MAX_PLAYERS]
-    s *= present[..., None]
 
     # slots
     sl = st[:, L0:P0].reshape(b, MAX_PLAYERS, NUM_SLOTS, TOKEN_DIM)
@@ -164,15 +163,16 @@ def encode_batch(obs: np.ndarray, masks: np.ndarray | None = None) -> tuple[np.n
     sl[..., POS] = np.arange(NUM_SLOTS)
     sl[:, 0, :, NUM_IDS] = filled
     down = layouts == enc.EMPTY
-    sl[..., NUM_IDS + 1] = _POINTS[layouts] / 10.0  # the printed points of a face-up card (0 face down)
+    points = _POINTS[layouts]  # the printed points of each face-up card; 0 face down (kind 12)
+    sl[..., NUM_IDS + 1] = points / 10.0
     sl[..., NUM_IDS + 2] = down
     seat_lines = _line_stats(layouts[:, :, LINES])  # [B, 7, 6 lines, 5]
     sl[..., NUM_IDS + 3:NUM_IDS + 3 + 2 * LINE_FEATURES] = seat_lines[:, :, _SLOT_LINES].reshape(b, MAX_PLAYERS, NUM_SLOTS, 2 * LINE_FEATURES)
     sl *= present[..., None, None]
     s[..., NUM_IDS + 8] = down.sum(-1) / NUM_SLOTS  # public counts of each layout
-    s[..., NUM_IDS + 9] = np.where(down, 0.0, _POINTS[layouts]).sum(-1) / 50.0
+    s[..., NUM_IDS + 9] = points.sum(-1) / 50.0
     s[..., NUM_IDS + 10] = seat_lines[..., 3].sum(-1) / 6.0  # lines already matched
-    s *= present[..., None]
+    s *= present[..., None]  # seats not at the table stay all zero (their type is PAD)
 
     # pile tops
     pt = st[:, P0:K0].reshape(b, 2, enc.TOP_DEPTH, TOKEN_DIM)

@@ -152,11 +152,11 @@ class Trainer:
         cfg = self.cfg
         rows = []
         multi = len(cfg.table_sizes) > 1
+        s = self.last_stats
         for n in cfg.table_sizes:
             for i, opp in enumerate(cfg.eval.opponents):
                 win, hw = match_batch(self.net, cfg.game, cfg.algo, n, opp, cfg.eval.games, seed=10_000 * (cfg.seed + 1) + 100 * n * multi + i,
                                       reward_mode=cfg.reward_mode)
-                s = self.last_stats
                 rows.append({"iteration": self.iteration, "samples": self.samples, "games": self.games, "train_seconds": round(self.train_seconds, 2),
                              "wall_seconds": round(wall, 2), "opponent": opp, "num_players": n, "win_share": win, "half_width": hw,
                              "explained_variance": s.get("explained_variance", float("nan")), "entropy": s.get("entropy", float("nan")),
@@ -219,8 +219,7 @@ def write_curve(curve: list[dict[str, Any]], run_dir: Path, title: str, parity: 
     axes[1].set(xlabel="learner samples (millions)")
     axes[2].set(xlabel="training CPU time (min)", ylabel="explained variance", title="value/Q head vs returns")
     axes[3].set(xlabel="training CPU time (min)", ylabel="entropy (nats)", title="policy entropy")
-    walls = [r["wall_seconds"] for r in first]
-    if len(walls) > 1:
+    if len(first) > 1:
         axes[0].text(0.02, 0.95, f"{first[-1]['samples']:,} samples", transform=axes[0].transAxes, va="top")
     fig.tight_layout()
     fig.savefig(run_dir / "curve.png", dpi=90)
