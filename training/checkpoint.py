@@ -233,23 +233,22 @@ def _link(source: Path, alias: Path) -> None:
     fsync_dir(alias.parent)
 
 
+def _files_named(manifest: Path) -> set[str]:
+    """Return the files the manifest names (none when it is unreadable: a damaged manifest protects nothing)."""
+    try:
+        return set(_read_manifest(manifest)["files"])
+    except CheckpointError:
+        return set()
+
+
 def _prune(run_dir: Path, keep: int, gc_dirs: tuple[str, ...]) -> None:
     """Delete manifests beyond the ``keep`` newest, then every file they named, and every file in ``gc_dirs``, that no kept manifest names."""
     manifests = _manifests(run_dir)
     kept, dropped = manifests[:keep], manifests[keep:]
-    named: set[str] = set()
-    for m in kept:
-        try:
-            named |= set(_read_manifest(m)["files"])
-        except CheckpointError:
-            continue
-    candidates: set[str] = set()
+    named = set().union(*map(_files_named, kept))
+    candidates = set().union(*map(_files_named, dropped))
     for m in dropped:
-        try:
-            candidates |= set(_read_manifest(m)["files"])
-        except CheckpointError:
-            pass
-        m.unlink(missing_ok=True)  # the manifest goes first: a crash from here on leaves files that nothing names, never a manifest naming nothing
+        m.unlink(missing_ok=True)  # the manifests go first: a crash from here on leaves files that nothing names, never a manifest naming nothing
     fsync_dir(run_dir)
     for folder in (STATE_DIR, *gc_dirs):
         if (run_dir / folder).is_dir():

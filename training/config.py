@@ -13,6 +13,8 @@ from __future__ import annotations
 import argparse
 import copy
 import difflib
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -182,11 +184,16 @@ class DistributedConfig(_Section):
     max_retries: int = Field(default=3, ge=0, description="times one batch is re-collected after its worker died, before the run stops")
 
 
-class TrainConfig(_MixedTables):
+class _RunConfig(_MixedTables):
+    """The first keys of a training run's config (PPO's, distillation's): the game, where the run is saved, its seed."""
+
     game: GameName = Field(default=DEFAULT_GAME, description="the game: grinch (Grinch Grow Your Heart) or gnoming (Gnoming A Round)")
     run_name: str = Field(default="default", min_length=1, description="checkpoint directory name under checkpoint_dir")
     checkpoint_dir: str = Field(default="checkpoints", description="parent directory of run directories")
-    seed: int = Field(default=0, description="seed of every random stream (python, numpy, torch, engine)")
+    seed: int = Field(default=0, description="seed of every random stream (python, numpy, torch, the games, the agents' generators)")
+
+
+class TrainConfig(_RunConfig):
     num_players: SizeOrSizes = Field(default=4, description="table size, or a list of sizes mixed across parallel games")
     bonus_layout: Literal["standard", "none"] = Field(default="standard", description="bonus-card layout of the rules (grinch only)")
     reward_mode: Literal["win", "margin"] | None = Field(
@@ -242,13 +249,10 @@ class DistillEvalConfig(_Section):
 
 
 
-class DistillConfig(_MixedTables):
+class DistillConfig(_RunConfig):
     """``python -m training.distill``: imitate a teacher agent (DAgger), giving PPO a strong starting policy."""
 
-    game: GameName = Field(default=DEFAULT_GAME, description="the game: grinch or gnoming")
     run_name: str = Field(default="distill", min_length=1, description="checkpoint directory name under checkpoint_dir")
-    checkpoint_dir: str = Field(default="checkpoints", description="parent directory of run directories")
-    seed: int = Field(default=0, description="seed of the games, the agents' generators and torch")
     teacher: str = Field(default="expectimax", description="make_agent spec of the agent whose decisions are imitated")
     num_players: SizeOrSizes = Field(default=[2, 2, 3, 4, 4, 5, 6], description="table size, or a list drawn from uniformly per game")
     bonus_layout: Literal["standard", "none"] = Field(default="standard", description="bonus-card layout of the rules (grinch only)")
@@ -386,6 +390,53 @@ def add_run_arguments(parser: argparse.ArgumentParser, report_only_help: str = "
                         help=f"train nothing: write and print the final evaluation report of the run's best.pt {report_only_help}".rstrip())
 
 
+def command_parser(prog: str, description: str, example: str, override_config: bool = False) -> argparse.ArgumentParser:
+    """Return a config-driven training command's parser: ``--config`` (``example`` is a config file that fits), ``--override-config``
+    when ``override_config`` (for a command that keeps a run directory's config.yaml), then :func:`add_run_arguments`."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser.add_argument("--config", required=True, help=f"YAML config ({example})")
+    if override_config:
+        parser.add_argument("--override-config", action="store_true",
+                            help="replace a run directory's config.yaml that differs from --config (edited, or another run's)")
+    add_run_arguments(parser)
+    return parser
+
+
+def run_directory(cfg: Any, given: str | Path | None = None) -> Path:
+    """Return the run directory: ``given`` (``--run-dir``) when set, else ``<checkpoint_dir>/<run_name>``."""
+    return Path(given) if given else Path(cfg.checkpoint_dir) / cfg.run_name
+
+
+def run_command(parser: argparse.ArgumentParser, argv: list[str] | None, schema: type[BaseModel],
+                body: Callable[[Any, Path, argparse.Namespace], None]) -> int:
+    """Return the exit status of a config-driven training command: parse ``argv``, load ``--config`` (with its ``--set`` overrides) as
+    ``schema``, then call ``body(cfg, run_dir, args)``.
+
+    A bad config or input (``ValueError``, ``FileNotFoundError``) prints ``error: ...`` and gives 2; an interrupt gives
+    its exit code (:class:`training.checkpoint.Interrupted`: 130 for SIGINT, 143 for SIGTERM; a plain Ctrl-C 130).
+    """
+    args = parser.parse_args(argv)
+    try:
+        cfg = load_config(args.config, args.overrides, schema=schema)
+        body(cfg, run_directory(cfg, args.run_dir), args)
+    except (ValueError, FileNotFoundError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt as err:
+        return getattr(err, "exit_code", 130)
+    return 0
+
+
+def write_config_yaml(cfg: BaseModel, run_dir: Path, check_as: str | None = None, override: bool = False) -> None:
+    """Write ``cfg`` as ``<run_dir>/config.yaml``; with ``check_as`` (the kind of config, e.g. "distillation"), first refuse to
+    replace a differing one unless ``override`` (:func:`check_config_yaml`)."""
+    from training.checkpoint import atomic_write_bytes  # here, so that reading a config needs no torch
+
+    if check_as is not None:
+        check_config_yaml(cfg, run_dir, override, check_as)
+    atomic_write_bytes(run_dir / "config.yaml", yaml.safe_dump(cfg.model_dump(), sort_keys=False).encode())
+
+
 def load_config(path: str | Path, overrides: list[str] | None = None, schema: type[BaseModel] = TrainConfig) -> Any:
     """Return the validated config read from the YAML file ``path`` (plus ``key=value`` overrides)."""
     data = read_config_data(path)
@@ -467,7 +518,8 @@ _COMMANDS: dict[type[BaseModel], str] = {
 }
 
 __all__ = ["DistillConfig", "DistillEvalConfig", "DistributedConfig", "EvalConfig", "ModelConfig", "PPOConfig", "SB3Config", "SelfPlayConfig", "TrainConfig", "add_run_arguments", "apply_overrides", "choose_resume_config",
-           "config_differences", "config_from_dict", "load_config", "read_config_data"]
+           "check_config_yaml", "command_parser", "config_differences", "config_from_dict", "load_config", "read_config_data", "run_command",
+           "run_directory", "write_config_yaml"]
 
 
 def check_config_yaml(cfg: BaseModel, run_dir: Path, override: bool, what: str) -> None:

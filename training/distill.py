@@ -50,7 +50,6 @@ from typing import Any
 
 import numpy as np
 import torch
-import yaml
 from tqdm import tqdm
 
 from training.checkpoint import (
@@ -69,7 +68,7 @@ from training.checkpoint import (
     save_verified,
     validate_checkpoint,
 )
-from training.config import DistillConfig, add_run_arguments, check_config_yaml, config_differences, load_config
+from training.config import DistillConfig, command_parser, config_differences, run_command, write_config_yaml
 from training.model import MaskedCategorical, PolicyValueNet
 
 DATA_DIR = "data"
@@ -296,19 +295,13 @@ def _resume_point(cfg: DistillConfig, run_dir: Path) -> dict[str, Any] | None:
     return state
 
 
-def _check_config_yaml(cfg: DistillConfig, run_dir: Path, override: bool) -> None:
-    """Refuse to overwrite a run directory's differing config.yaml unless ``override`` (:func:`training.config.check_config_yaml`)."""
-    check_config_yaml(cfg, run_dir, override, "distillation")
-
-
 def run(cfg: DistillConfig, run_dir: Path, progress: bool = True, override_config: bool = False) -> tuple[PolicyValueNet, list[dict[str, Any]]]:
     """Run every round not yet done (resuming after the newest verified round checkpoint); write ``best.pt`` after each; return the student and the per-round log."""
     torch.set_num_threads(cfg.torch_threads)
     random.seed(cfg.seed)  # nothing here draws from it today; seeded and checkpointed so that nothing ever could differ on resume
     torch.manual_seed(cfg.seed)
     run_dir.mkdir(parents=True, exist_ok=True)
-    _check_config_yaml(cfg, run_dir, override_config)
-    atomic_write_bytes(run_dir / "config.yaml", yaml.safe_dump(cfg.model_dump(), sort_keys=False).encode())
+    write_config_yaml(cfg, run_dir, check_as="distillation", override=override_config)
     net = build_student(cfg)
     if cfg.init_checkpoint is not None:
         load_weights(net, cfg.init_checkpoint)
@@ -383,39 +376,30 @@ def _one_round(cfg: DistillConfig, run_dir: Path, net: PolicyValueNet, merged: d
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="grinch-distill", description="Distil a teacher agent into the policy network (DAgger rounds).")
-    parser.add_argument("--config", required=True, help="YAML config (configs/distill_lookahead.yaml)")
-    parser.add_argument("--override-config", action="store_true", help="replace a run directory's config.yaml that differs from --config (edited, or another run's)")
-    add_run_arguments(parser)
-    return parser
+    return command_parser("grinch-distill", "Distil a teacher agent into the policy network (DAgger rounds).", "configs/distill_lookahead.yaml",
+                          override_config=True)
 
 
-def main(argv: list[str] | None = None) -> int:
+def _command(cfg: DistillConfig, run_dir: Path, args: argparse.Namespace) -> None:
     from grinch_env.agents import make_agent
     from grinch_env.evaluation.versus import write_final_report
     from training.checkpoint import load_agent
 
-    args = build_parser().parse_args(argv)
-    try:
-        cfg = load_config(args.config, args.overrides, schema=DistillConfig)
-        run_dir = Path(args.run_dir) if args.run_dir else Path(cfg.checkpoint_dir) / cfg.run_name
-        make_agent(cfg.teacher, game=cfg.game)  # a bad teacher spec fails before any game is played
-        for spec in cfg.eval.opponents:
-            make_agent(spec, game=cfg.game)
-        if not args.report_only:
-            run(cfg, run_dir, progress=not args.no_progress, override_config=args.override_config)
-            print(f"saved {run_dir / BEST}")
-        if args.report_only or (not args.no_report and cfg.eval.games):
-            if cfg.eval.games == 0:
-                raise ValueError("eval.games is 0: set it (e.g. --set eval.games=200) to write a report")
-            print(write_final_report(run_dir, load_agent(run_dir), cfg.eval.opponents, cfg.eval.num_players, cfg.eval.games,
-                                     seed=10_000 + cfg.seed, processes=cfg.eval.processes, game=cfg.game))
-    except (ValueError, FileNotFoundError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt as err:
-        return getattr(err, "exit_code", 130)
-    return 0
+    make_agent(cfg.teacher, game=cfg.game)  # a bad teacher spec fails before any game is played
+    for spec in cfg.eval.opponents:
+        make_agent(spec, game=cfg.game)
+    if not args.report_only:
+        run(cfg, run_dir, progress=not args.no_progress, override_config=args.override_config)
+        print(f"saved {run_dir / BEST}")
+    if args.report_only or (not args.no_report and cfg.eval.games):
+        if cfg.eval.games == 0:
+            raise ValueError("eval.games is 0: set it (e.g. --set eval.games=200) to write a report")
+        print(write_final_report(run_dir, load_agent(run_dir), cfg.eval.opponents, cfg.eval.num_players, cfg.eval.games,
+                                 seed=10_000 + cfg.seed, processes=cfg.eval.processes, game=cfg.game))
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_command(build_parser(), argv, DistillConfig, _command)
 
 
 __all__ = ["build_student", "collect_round", "held_out_metrics", "main", "play_data_game", "run", "train_student"]

@@ -29,17 +29,15 @@ consistent) with exit status 130 / 143.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from training.checkpoint import GracefulStop, Interrupted, atomic_write_bytes
-from training.config import DistillConfig, add_run_arguments, apply_overrides, check_config_yaml, config_from_dict
+from training.config import DistillConfig, command_parser, run_command, write_config_yaml
 from training.match import format_match, run_match
 
 
@@ -88,18 +86,12 @@ def evaluate_generation(cfg: ExpertIterationConfig, checkpoint: Path) -> list[di
     return records
 
 
-def _check_config_yaml(cfg: ExpertIterationConfig, run_dir: Path, override: bool) -> None:
-    """Refuse to overwrite a run directory's differing config.yaml unless ``override`` (:func:`training.config.check_config_yaml`)."""
-    check_config_yaml(cfg, run_dir, override, "expert-iteration")
-
-
 def run(cfg: ExpertIterationConfig, run_dir: Path, progress: bool = True, override_config: bool = False) -> list[dict[str, Any]]:
     """Run every generation not yet done; return one summary per generation."""
     from training.distill import run as distill_run
 
     run_dir.mkdir(parents=True, exist_ok=True)
-    _check_config_yaml(cfg, run_dir, override_config)
-    atomic_write_bytes(run_dir / "config.yaml", yaml.safe_dump(cfg.model_dump(), sort_keys=False).encode())
+    write_config_yaml(cfg, run_dir, check_as="expert-iteration", override=override_config)
     previous = Path(cfg.distill.init_checkpoint) if cfg.distill.init_checkpoint else None
     summaries = []
     with GracefulStop("generation", drop=True):
@@ -128,25 +120,9 @@ def run(cfg: ExpertIterationConfig, run_dir: Path, progress: bool = True, overri
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m training.expert_iteration", description=__doc__.splitlines()[0])
-    parser.add_argument("--config", required=True, help="YAML config (configs/expert_iteration.yaml)")
-    parser.add_argument("--override-config", action="store_true", help="replace a run directory's config.yaml that differs from --config (edited, or another run's)")
-    add_run_arguments(parser)
-    args = parser.parse_args(argv)
-    try:
-        path = Path(args.config)
-        if not path.is_file():
-            raise ValueError(f"config file {str(path)!r} does not exist")
-        data = apply_overrides(yaml.safe_load(path.read_text()) or {}, args.overrides)
-        cfg = config_from_dict(data, source=str(path), schema=ExpertIterationConfig)
-        run_dir = Path(args.run_dir) if args.run_dir else Path(cfg.checkpoint_dir) / cfg.run_name
-        run(cfg, run_dir, progress=not args.no_progress, override_config=args.override_config)
-    except (ValueError, FileNotFoundError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt as err:
-        return getattr(err, "exit_code", 130)
-    return 0
+    parser = command_parser("python -m training.expert_iteration", __doc__.splitlines()[0], "configs/expert_iteration.yaml", override_config=True)
+    return run_command(parser, argv, ExpertIterationConfig,
+                       lambda cfg, run_dir, args: run(cfg, run_dir, progress=not args.no_progress, override_config=args.override_config))
 
 
 __all__ = ["ExpertIterationConfig", "main", "run", "teacher_spec"]

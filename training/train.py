@@ -45,7 +45,6 @@ from training.checkpoint import (
     Interrupted,
     PolicyAgent,
     atomic_torch_save,
-    atomic_write_bytes,
     check_network,
     committed_checkpoints,
     load_checkpoint,
@@ -67,6 +66,8 @@ from training.config import (
     config_from_dict,
     load_config,
     read_config_data,
+    run_directory,
+    write_config_yaml,
 )
 from training.distributed import rollout_collector
 from training.ppo import ppo_update
@@ -75,11 +76,6 @@ from training.selfplay import OpponentPool, build_model, collect_rollout, make_e
 SNAPSHOT_DIR = "snapshots"
 # evaluate_against, learner_win_rate, role_results, format_roles and write_final_report live in
 # grinch_env.evaluation.versus (no torch); they are imported above under their old names too.
-
-
-def run_directory(cfg: TrainConfig) -> Path:
-    """Return ``<checkpoint_dir>/<run_name>``."""
-    return Path(cfg.checkpoint_dir) / cfg.run_name
 
 
 class Trainer:
@@ -208,7 +204,7 @@ class Trainer:
         cfg = self.cfg
         self.run_dir.mkdir(parents=True, exist_ok=True)
         if self.update == 0:  # a new run; a resumed one keeps the config.yaml of its checkpoint (rewritten with each save)
-            atomic_write_bytes(self.run_dir / "config.yaml", yaml.safe_dump(cfg.model_dump(), sort_keys=False).encode())
+            write_config_yaml(cfg, self.run_dir)
         if cfg.tensorboard and self.writer is None:
             from torch.utils.tensorboard import SummaryWriter
 
@@ -396,7 +392,7 @@ def _resume_source(args: argparse.Namespace) -> tuple[Path, Path | None]:
             return path.parent, None
         return path.parent, path
     cfg = load_config(args.config, args.overrides)
-    return (Path(args.run_dir) if args.run_dir else run_directory(cfg)), None
+    return run_directory(cfg, args.run_dir), None
 
 
 def _load_for_resume(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any] | None, Path, Path]:
@@ -433,11 +429,11 @@ def main(argv: list[str] | None = None) -> int:
             cfg = config_from_dict(apply_overrides(base, args.overrides), source=str(ckpt_file))
             run_dir = Path(args.run_dir) if args.run_dir else source_dir
             if args.config_wins == "checkpoint" and yaml_file.is_file():
-                atomic_write_bytes(yaml_file, yaml.safe_dump(config_from_dict(ckpt["config"]).model_dump(), sort_keys=False).encode())
+                write_config_yaml(config_from_dict(ckpt["config"]), source_dir)
                 print(f"rewrote {yaml_file} from the checkpoint's config")
         else:
             cfg = load_config(args.config, args.overrides)
-            run_dir = Path(args.run_dir) if args.run_dir else run_directory(cfg)
+            run_dir = run_directory(cfg, args.run_dir)
             existing = committed_checkpoints(run_dir)
             if existing and not args.report_only:
                 print(f"warning: {run_dir} holds a checkpoint ({existing[0]['label']}); this new run replaces it once it saves. "

@@ -20,10 +20,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import Field, field_validator
 
-from training.config import _Section, add_run_arguments, load_config
+from training.config import _Section, command_parser, run_command, write_config_yaml
 
 CHECKPOINT = "rllib_checkpoint"
 LOG = "rllib_log.jsonl"
@@ -103,7 +102,7 @@ def train(cfg: RLlibConfig, run_dir: Path, resume: bool = False, progress: bool 
 
     torch.set_num_threads(cfg.torch_threads)
     run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.model_dump(), sort_keys=False))
+    write_config_yaml(cfg, run_dir)
     algo = build_algorithm(cfg)
     if resume:
         if not (run_dir / CHECKPOINT).is_dir():
@@ -134,29 +133,22 @@ def report(cfg: RLlibConfig, run_dir: Path) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="grinch-train-rllib", description="RLlib PPO self-play (masked) through the RLlib adapter.")
-    parser.add_argument("--config", required=True, help="YAML config (configs/rllib_ppo.yaml)")
+    parser = command_parser("grinch-train-rllib", "RLlib PPO self-play (masked) through the RLlib adapter.", "configs/rllib_ppo.yaml")
     parser.add_argument("--resume", action="store_true", help="restore <run dir>/rllib_checkpoint and continue to `iterations`")
-    add_run_arguments(parser)
     return parser
 
 
-# The parser and main follow every training command's pattern (distill.py's too): the shared part is config.add_run_arguments.
+def _command(cfg: RLlibConfig, run_dir: Path, args: argparse.Namespace) -> None:
+    if not args.report_only:
+        algo = train(cfg, run_dir, resume=args.resume, progress=not args.no_progress)
+        algo.stop()
+        print(f"saved {run_dir / CHECKPOINT} after {cfg.iterations} iterations")
+    if args.report_only or (not args.no_report and cfg.eval.games):
+        print(report(cfg, run_dir))
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        cfg = load_config(args.config, args.overrides, schema=RLlibConfig)
-        run_dir = Path(args.run_dir) if args.run_dir else Path(cfg.checkpoint_dir) / cfg.run_name
-        if not args.report_only:
-            algo = train(cfg, run_dir, resume=args.resume, progress=not args.no_progress)
-            algo.stop()
-            print(f"saved {run_dir / CHECKPOINT} after {cfg.iterations} iterations")
-        if args.report_only or (not args.no_report and cfg.eval.games):
-            print(report(cfg, run_dir))
-    except (ValueError, FileNotFoundError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    return 0
+    return run_command(build_parser(), argv, RLlibConfig, _command)
 
 
 if __name__ == "__main__":
