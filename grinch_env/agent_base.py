@@ -78,6 +78,48 @@ class SeededAgent:
         return f"{type(self).__name__}(name={self.name!r})"
 
 
+class NetworkAgent:
+    """A network's masked policy as an agent: its argmax (``deterministic``), or a sample drawn with a seeded ``torch.Generator``.
+
+    The trainer's checkpoints (``training.checkpoint.PolicyAgent``) and RLlib's
+    (``grinch_env.integrations.rllib.RLlibAgent``) play through it.  A subclass
+    implements ``_scores(observations, masks)``: a torch tensor ``[B, actions]``
+    of probabilities, or of logits when ``scores_are_logits``, with every
+    illegal action at zero probability.  torch is imported only when such an
+    agent is made, so ``grinch_env`` itself needs no torch.
+    """
+
+    scores_are_logits = False
+
+    def __init__(self, name: str, deterministic: bool = True, seed: int | None = None) -> None:
+        import torch
+
+        self.name = name
+        self.deterministic = deterministic
+        self._generator = torch.Generator()
+        self.reset(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Seed the sampling generator (``None`` keeps its stream); argmax play draws nothing."""
+        if seed is not None:
+            self._generator.manual_seed(int(seed))
+
+    def _scores(self, observations: np.ndarray, masks: np.ndarray) -> Any:
+        raise NotImplementedError
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Return ``int64[B]`` actions: the best-scored legal action of each row, or one sampled from the policy."""
+        import torch
+
+        scores = self._scores(observations, masks)
+        if self.deterministic:
+            return scores.argmax(dim=-1).numpy().astype(np.int64)
+        probs = torch.softmax(scores, -1) if self.scores_are_logits else scores
+        return torch.multinomial(probs, 1, generator=self._generator).squeeze(-1).numpy().astype(np.int64)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
+
 
 CheckpointLoader = Callable[..., Agent]
 CHECKPOINT_LOADERS: list[CheckpointLoader] = []

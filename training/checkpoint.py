@@ -40,6 +40,7 @@ import numpy as np
 import torch
 
 import grinch_env
+from grinch_env.agent_base import NetworkAgent
 from grinch_env.agents import TRUST_ENV  # the variable --trust-checkpoint sets
 from grinch_env.games import DEFAULT_GAME, get_game
 from grinch_env.grinch.encoding import OBS_SIZE
@@ -525,29 +526,17 @@ def load_weights(net: PolicyValueNet, path: str | Path) -> dict[str, Any]:
     return ckpt
 
 
-class PolicyAgent:
+class PolicyAgent(NetworkAgent):
     """An agent playing a trained network: argmax of the masked policy by default, or sampling it."""
 
     def __init__(self, net: PolicyValueNet, name: str = "ppo", deterministic: bool = True, seed: int | None = None) -> None:
         self.net = net
         self.game = net.game
-        self.name = name
-        self.deterministic = deterministic
-        self._generator = torch.Generator()
-        self.reset(seed)
+        super().__init__(name, deterministic, seed)
 
-    def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
-            self._generator.manual_seed(int(seed))
-
-    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    def _scores(self, observations: np.ndarray, masks: np.ndarray) -> torch.Tensor:
         dist, _, _ = self.net.distribution_np(observations, masks)
-        if self.deterministic:
-            return dist.probs.argmax(dim=-1).numpy().astype(np.int64)
-        return torch.multinomial(dist.probs, 1, generator=self._generator).squeeze(-1).numpy().astype(np.int64)
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
+        return dist.probs
 
 
 class SB3Agent:

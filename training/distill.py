@@ -52,7 +52,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from training.checkpoint import (
+from training.checkpoint import (  # both trainers save and resume here (`duplicates` pairs this list with train.py's: names, not logic)
     BEST,
     GracefulStop,
     Interrupted,

@@ -36,7 +36,7 @@ import yaml
 from tqdm import tqdm
 
 from grinch_env.evaluation.versus import evaluate_against, learner_win_rate, write_final_report
-from training.checkpoint import (
+from training.checkpoint import (  # both trainers save and resume here (`duplicates` pairs this list with distill.py's: names, not logic)
     BEST,
     LATEST,
     STATE_DIR,

@@ -53,7 +53,7 @@ from grinch_env.gnoming.game import (
     TAKE_B,
     Game,
 )
-from grinch_env.tokens import (  # the column layout both games share
+from grinch_env.tokens import (  # the column layout both games share (`duplicates` pairs this list with the other game's: names, not logic)
     ACTION_DIM,
     CARD,
     CARD2,

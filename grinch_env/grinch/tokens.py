@@ -40,7 +40,7 @@ from grinch_env.grinch import encoding as enc
 from grinch_env.grinch.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, RANK, SUIT
 from grinch_env.grinch.game import DRAW_DISCARD_BASE, DRAW_PILE_ACTION, MAX_PLAYERS, NUM_ACTIONS, SCORE_BASE, Game
 from grinch_env.grinch.scoring import MATCH_POINTS, MAX_ROW_VALUE, NUM_ROWS, RUN_POINTS, resolve_layout
-from grinch_env.tokens import (  # the column layout both games share
+from grinch_env.tokens import (  # the column layout both games share (`duplicates` pairs this list with the other game's: names, not logic)
     ACTION_DIM,
     CARD,
     CARD2,

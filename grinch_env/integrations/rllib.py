@@ -51,6 +51,8 @@ from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 from ray.tune.registry import register_env
 
+from grinch_env.agent_base import NetworkAgent
+
 
 def _registered_games() -> dict[str, str]:
     """Return game name -> ``"module:function"`` of its PettingZoo AEC env: every game of the game interface (:data:`grinch_env.games.GAMES`)."""
@@ -294,32 +296,20 @@ def is_rllib_checkpoint(path: str | Path) -> bool:
     return True
 
 
-class RLlibAgent:
+class RLlibAgent(NetworkAgent):
     """An RLlib checkpoint's ``main`` module playing as one of our agents: argmax of its masked logits, or sampling them."""
 
-    # Seeded like training.checkpoint.PolicyAgent (a torch.Generator reset by seed); grinch_env may not import training.
+    scores_are_logits = True
+
     def __init__(self, path: str | Path, name: str | None = None, deterministic: bool = True, seed: int | None = None) -> None:
         self.module = RLModule.from_checkpoint(module_checkpoint_dir(path))
         self.module.eval()
-        self.name = name or f"rllib:{Path(path).name}"
-        self.deterministic = deterministic
-        self._generator = torch.Generator()
-        self.reset(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
-            self._generator.manual_seed(int(seed))
+        super().__init__(name or f"rllib:{Path(path).name}", deterministic, seed)
 
     @torch.no_grad()
-    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    def _scores(self, observations: np.ndarray, masks: np.ndarray) -> torch.Tensor:
         obs = {OBS: torch.as_tensor(np.asarray(observations, dtype=np.float32)), MASK: torch.as_tensor(np.asarray(masks))}
-        logits = self.module.forward_inference({Columns.OBS: obs})[Columns.ACTION_DIST_INPUTS]
-        if self.deterministic:
-            return logits.argmax(-1).numpy().astype(np.int64)
-        return torch.multinomial(torch.softmax(logits, -1), 1, generator=self._generator).squeeze(-1).numpy().astype(np.int64)
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
+        return self.module.forward_inference({Columns.OBS: obs})[Columns.ACTION_DIST_INPUTS]
 
 
 __all__ = ["GAMES", "BaselineRLModule", "FreezeMainCallback", "MaskedObservations", "MaskedPPOTorchRLModule", "RLlibAgent", "episode_matchup",
