@@ -6,10 +6,11 @@ TerminateIllegalWrapper(env, illegal_reward=-1)))`` around any AEC env with a
 ``agent_iter``) on a slotted object.  A game's ``raw_env`` opts into the fast
 path by subclassing ``GameEnv`` with an ``env_name`` (``class raw_env(GameEnv,
 env_name="..."))``, which sets ``raw_env._fast_loop_class = raw_env``) and providing
-``_game`` (whose ``step`` raises :class:`~grinch_env.games.IllegalActionError`),
-``_encoder.observe(game, seat)``, ``action_log`` and ``_after_step(agent,
-action)`` (the bookkeeping after an applied action); a subclass of it, or any
-other env, goes through its own ``observe``/``step``.
+``_game`` and ``_encoder.observe(game, seat)``: then ``last`` reads the encoder
+directly and ``step`` (after the wrapper's own checks) calls
+:meth:`GameEnv._step_alive`, the one step path of every env, so the rules run
+through ``Game.step`` and the bookkeeping through the same code either way.  A
+subclass of it, or any other env, goes through its own ``observe``/``step``.
 """
 
 from __future__ import annotations
@@ -169,25 +170,24 @@ class GameEnv(AECEnv):
         self._step_alive(agent, action)
 
     def _step_alive(self, agent: str, action: int) -> None:
-        """Apply ``agent``'s action (``agent`` is the agent to act and not terminated)."""
-        self._game.step(action)  # raises IllegalActionError naming the phase, the action and the legal actions
-        self._after_step(agent, action)
+        """Apply ``agent``'s action through the rules (``agent`` is to act and not terminated), record it, then hand the turn on or end the game.
 
-    def _after_step(self, agent: str, action: int) -> None:
-        """Record ``agent``'s applied ``action``, then hand the turn on or end the game (ClassicWrapper inlines the usual case)."""
+        The one step path: ``step`` and :class:`ClassicWrapper`'s fast loop both come here.
+        """
         game = self._game
+        game.step(action)  # raises IllegalActionError naming the phase, the action and the legal actions
         self.action_log.append((agent, action if type(action) is int else int(action)))
         self._cumulative_rewards[agent] = 0.0
         current = game.current
-        if current is None:
+        if current is not None:
+            # Rewards stay zero until the end, so there is nothing to accumulate here.
+            self.agent_selection = self.possible_agents[current]
+        else:
             for a, r in zip(self.possible_agents, game.rewards(self.reward_mode)):
                 self.rewards[a] = r
                 self.terminations[a] = True
             self._accumulate_rewards()
             self.agent_selection = agent
-        else:
-            # Rewards stay zero until the end, so there is nothing to accumulate here.
-            self.agent_selection = self.possible_agents[current]
         if self.render_mode == "human":
             self.render()
 
@@ -295,8 +295,8 @@ class ClassicWrapper(BaseWrapper):
     no specialised attribute reads, so the hot path reads its state from an
     object without one.  Around a :class:`raw_env` itself (not a subclass),
     ``last`` calls its encoder's ``observe`` (observation and mask) and
-    ``step`` its game's ``step`` directly (methods replaced on the instance
-    later are not seen; wrap a subclass instead).
+    ``step`` its :meth:`GameEnv._step_alive` directly (methods replaced on the
+    instance later are not seen; wrap a subclass instead).
     """
 
     agents = _forward("agents")
@@ -436,25 +436,13 @@ class _Loop:
         if dead:
             (e if self.fast else e.unwrapped)._was_dead_step(action)
             return
-        if not self.fast:
-            try:
-                e.step(action)
-            except IllegalActionError:
-                self._terminate_illegal(agent)
-            return
-        game = e._game
         try:
-            game.step(action)  # raw_env._step_alive from here on, with its usual case inlined
+            if self.fast:
+                e._step_alive(agent, action)  # raw_env.step from here on: its checks are done above
+            else:
+                e.step(action)
         except IllegalActionError:
             self._terminate_illegal(agent)
-            return
-        current = game.current
-        if current is not None and type(action) is int and e.render_mode is None:
-            e.action_log.append((agent, action))
-            e._cumulative_rewards[agent] = 0.0
-            e.agent_selection = e.possible_agents[current]
-        else:
-            e._after_step(agent, action)
 
     def _terminate_illegal(self, agent: str) -> None:
         """End the game because ``agent`` chose an illegal action (TerminateIllegalWrapper's semantics)."""

@@ -2,6 +2,9 @@
 
 from pathlib import Path
 
+import numpy as np
+import pytest
+
 import grinch_env
 from grinch_env.games import GAMES
 
@@ -237,7 +240,40 @@ def test_the_private_access_check_finds_a_private_game_read():
 
 
 def test_no_encoding_module_reads_a_private_game_attribute():
-    # The encoders read a Game through its public interface (legal_mask, legal_actions, public state), issue #22.
-    for spec in GAMES.values():
-        path = PACKAGE / spec.package.rpartition(".")[2] / "encoding.py"
-        assert private_game_accesses(path.read_text()) == [], f"{path.relative_to(ROOT)} reads private Game attributes"
+    # The encoders read a Game through its public interface (legal_mask, legal_actions, public state such as the
+    # Grinch's read-only Game.pile_log), issue #22: every module of the encoding layer, both games.
+    checked = []
+    for module, path in all_modules().items():
+        if LAYERS[layer_of(module)][0] == "encoding":
+            assert private_game_accesses(path.read_text()) == [], f"{path.relative_to(ROOT)} reads private Game attributes"
+            checked.append(module)
+    assert {"grinch_env.grinch.encoding", "grinch_env.gnoming.encoding", "grinch_env.grinch.tokens", "grinch_env.gnoming.tokens"} <= set(checked)
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_the_wrapper_and_raw_env_step_through_one_method(game, monkeypatch):
+    # One step path (issue #22): ClassicWrapper's fast loop and raw_env.step both apply an action through
+    # GameEnv._step_alive (Game.step, then the env's bookkeeping), so one seeded game gives one log either way.
+    from grinch_env.aec import GameEnv
+
+    spec = GAMES[game]
+    calls = []
+    step_alive = GameEnv._step_alive
+
+    def counted(self, agent, action):
+        calls.append((agent, action))
+        step_alive(self, agent, action)
+
+    monkeypatch.setattr(GameEnv, "_step_alive", counted)
+    logs = []
+    for make in (spec.harness.env, spec.harness.raw_env):
+        calls.clear()
+        env = make()
+        env.reset(seed=3)
+        rng = np.random.default_rng(3)
+        for _ in env.agent_iter():
+            obs, _, termination, truncation, _ = env.last()
+            env.step(None if termination or truncation else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        assert calls == env.unwrapped.action_log and len(calls) > 50
+        logs.append((list(calls), dict(env.unwrapped._cumulative_rewards)))
+    assert logs[0] == logs[1]

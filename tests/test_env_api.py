@@ -394,6 +394,25 @@ def test_encoder_called_at_random_moments_equals_the_reference():
     assert checked > 1500
 
 
+def test_pile_log_is_read_only_and_piles_replaced_makes_the_encoder_rebuild():
+    game = Game(2, rng=0, bonus_layout="none")  # seat 1 is the first Who: it discards first
+    log = game.pile_log
+    assert game.current == 1 and log == []
+    card = game.hands[1][0]
+    game.step(card)
+    assert game.pile_log is log and log == [1] and game.piles[1] == [card]
+    with pytest.raises(AttributeError):
+        game.pile_log = []
+    encoder = Encoder()
+    assert np.array_equal(encoder(game, 0), reference_encode(game, 0))
+    # An edit the log cannot see: the encoder keeps its pile features until the game says the piles were replaced.
+    game.piles[1].append(game.hands[0].pop())
+    assert not np.array_equal(encoder(game, 0), reference_encode(game, 0))
+    game.piles_replaced()
+    assert game.pile_log == [] and game.pile_log is not log
+    assert np.array_equal(encoder(game, 0), reference_encode(game, 0))
+
+
 def test_action_mask_forms():
     game = Game(3, rng=0)
     mask = grinch_env.grinch.encoding.action_mask(game, game.current)

@@ -22,7 +22,7 @@ def grinch_state(hand: list[int], piles: list[list[int]], draws_made: int) -> Ga
     game.hands = [list(hand), who_hand]
     game.piles = [list(p) for p in piles]
     game.known = [[], []]
-    game.pile_log = []
+    game.piles_replaced()
     game.draw_pile = [c for c in range(48) if c not in used]
     game.grinch, game.order, game.pos, game.current = 0, [1, 0], 1, 0
     game.turn, game.phase, game.draws_made = 3, PHASE_DRAW, draws_made

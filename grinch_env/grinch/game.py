@@ -163,18 +163,16 @@ class Game:
     discarded).  Randomness comes only from ``rng``, one deck shuffle
     (``rng.permutation(48)``) at the start of every round.
 
-    ``pile_log`` is bookkeeping for incremental observers (the env's
-    :class:`~grinch_env.grinch.encoding.Encoder`), not state: :meth:`step` appends
-    the seats whose discard pile or known cards it changed, and a new (empty)
-    list replaces it whenever every pile may change at once (a new round, a
-    draw-pile refill).  Code that edits ``piles`` or ``known`` directly does
-    not update it.
+    :attr:`pile_log` (read-only) tells observers which piles changed: an
+    incremental one (the env's :class:`~grinch_env.grinch.encoding.Encoder`)
+    rebuilds only those seats' pile features.  Code that edits ``piles`` or
+    ``known`` directly calls :meth:`piles_replaced` afterwards.
     """
 
     __slots__ = (
         "num_players", "num_rounds", "first_grinch", "layout", "rng",
         "round", "turn", "phase", "grinch", "order", "pos", "current", "draws_made",
-        "hands", "piles", "draw_pile", "known", "score_sheet", "totals", "pile_log",
+        "hands", "piles", "draw_pile", "known", "score_sheet", "totals", "_pile_log",
     )
 
     def __init__(
@@ -214,7 +212,7 @@ class Game:
         self.hands = [[cards.pop() for _ in range(DEAL_SIZE)] for _ in range(n)]
         self.piles = [[] for _ in range(n)]
         self.known = [[] for _ in range(n)]
-        self.pile_log: list[int] = []
+        self.piles_replaced()
         self.draw_pile = cards
         self.turn = 1
         self.draws_made = 0
@@ -243,6 +241,22 @@ class Game:
                 else:
                     break  # [decision] a Who draws only what is left
 
+    @property
+    def pile_log(self) -> list[int]:
+        """The seats whose discard pile or known cards changed, in order, since the piles were last replaced (treat as read-only).
+
+        :meth:`step` appends the seat it discarded for, or the seat drawn from
+        and the drawing seat; every pile may change at once at a new round, a
+        draw-pile refill or a :meth:`piles_replaced` call, and then a new
+        (empty) list takes the old one's place, so an observer that keeps the
+        list it last saw knows it must look at every seat again.
+        """
+        return self._pile_log
+
+    def piles_replaced(self) -> None:
+        """Say that every seat's pile and known cards may have changed (after editing ``piles`` or ``known`` directly): :attr:`pile_log` starts anew."""
+        self._pile_log = []
+
     def can_draw_from_draw_pile(self) -> bool:
         """Return whether the draw pile has a card now or after a refill from the piles' lower cards."""
         return bool(self.draw_pile) or any(len(p) > 1 for p in self.piles)
@@ -258,7 +272,7 @@ class Game:
         for pile in self.piles:
             under.extend(pile[:-1])
             del pile[:-1]
-        self.pile_log = []
+        self.piles_replaced()
         self.draw_pile = [under[i] for i in self.rng.permutation(len(under))]
 
     def _end_discard(self) -> None:
@@ -366,7 +380,7 @@ class Game:
                 self._raise_illegal(action)
             hand.remove(action)
             self.piles[p].append(action)
-            self.pile_log.append(p)
+            self._pile_log.append(p)
             known = self.known[p]
             if known and action in known:
                 known.remove(action)
@@ -397,7 +411,7 @@ class Game:
                 card = self.piles[source].pop()
                 self.hands[p].append(card)
                 self.known[p].append(card)
-                self.pile_log += (source, p)
+                self._pile_log += (source, p)
             self.draws_made += 1
             if self.draws_made == GRINCH_DRAWS:
                 self.phase = PHASE_DISCARD
@@ -454,7 +468,7 @@ class Game:
         g.piles = [p[:] for p in self.piles]
         g.known = [k[:] for k in self.known]
         g.draw_pile = self.draw_pile[:]
-        g.pile_log = self.pile_log[:]
+        g._pile_log = self._pile_log[:]
         g.score_sheet = [s[:] for s in self.score_sheet]
         g.totals = self.totals[:]
         return g

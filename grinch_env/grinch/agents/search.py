@@ -102,7 +102,7 @@ def game_from_view(view: View, layout: tuple) -> tuple[Game, int]:
         g.score_sheet[p] = list(view.pads[j])
         g.totals[p] = view.totals[j]
     g.draw_pile = []
-    g.pile_log = []
+    g.piles_replaced()
     return g, me
 
 
