@@ -376,13 +376,15 @@ class _Loop:
     interpreter (a ``BaseWrapper``'s are not, because of its ``__getattr__``).
     """
 
-    __slots__ = ("env", "fast", "encoder", "num_actions", "illegal_reward", "has_reset", "has_updated", "terminated")
+    __slots__ = ("env", "fast", "encoder", "step_alive", "num_actions", "illegal_reward", "has_reset", "has_updated", "terminated")
 
     def __init__(self, wrapper: ClassicWrapper, env: AECEnv, illegal_reward: float) -> None:
         self.env = env
         # Our raw_env (not a subclass that may override observe or step) is run through its fast path.
         self.fast = getattr(env, "_fast_loop_class", None) is type(env)
         self.encoder = env._encoder if self.fast else None
+        # Bound once: a raw_env has __getattr__, so looking the method up at every step costs as much as the bookkeeping.
+        self.step_alive = env._step_alive if self.fast else None
         self.num_actions = int(env.action_space(env.possible_agents[0]).n)
         self.illegal_reward = illegal_reward
         self.has_reset = False
@@ -438,7 +440,7 @@ class _Loop:
             return
         try:
             if self.fast:
-                e._step_alive(agent, action)  # raw_env.step from here on: its checks are done above
+                self.step_alive(agent, action)  # raw_env.step from here on (GameEnv._step_alive): its checks are done above
             else:
                 e.step(action)
         except IllegalActionError:
