@@ -175,3 +175,39 @@ def test_game_key_checks_sizes_reward_mode_and_grinch_only_options():
         config_from_dict({"eval": {"num_players": [7]}})
     with pytest.raises(ValueError, match=r"game: Input should be 'grinch' or 'gnoming'"):
         config_from_dict({"game": "chess"})
+
+
+def test_run_command_loads_the_config_and_maps_failures_to_exit_statuses(tmp_path, capsys):
+    # The one main of distill, expert_iteration and train_rllib (training.config.run_command).
+    import signal
+
+    from training.checkpoint import Interrupted
+    from training.config import command_parser, run_command
+
+    parser = command_parser("grinch-x", "a command", "configs/x.yaml", override_config=True)
+    config = tmp_path / "c.yaml"
+    config.write_text("run_name: mine\nseed: 3\n")
+    seen = []
+
+    def body(cfg, run_dir, args):
+        seen.append((cfg.run_name, cfg.seed, run_dir, args.override_config))
+
+    assert run_command(parser, ["--config", str(config), "--set", "seed=5"], DistillConfig, body) == 0
+    assert run_command(parser, ["--config", str(config), "--run-dir", str(tmp_path / "r"), "--override-config"], DistillConfig, body) == 0
+    assert seen == [("mine", 5, Path("checkpoints") / "mine", False), ("mine", 3, tmp_path / "r", True)]
+    capsys.readouterr()
+
+    def fail(error):
+        def body(cfg, run_dir, args):
+            raise error
+        return body
+
+    assert run_command(parser, ["--config", str(config)], DistillConfig, fail(ValueError("teacher: no such agent"))) == 2
+    assert capsys.readouterr().err == "error: teacher: no such agent\n"
+    assert run_command(parser, ["--config", str(tmp_path / "none.yaml")], DistillConfig, body) == 2
+    assert "none.yaml' does not exist" in capsys.readouterr().err
+    assert run_command(parser, ["--config", str(config), "--set", "rounds=0"], DistillConfig, body) == 2
+    assert "rounds" in capsys.readouterr().err
+    assert run_command(parser, ["--config", str(config)], DistillConfig, fail(Interrupted(signal.SIGTERM))) == 143
+    assert run_command(parser, ["--config", str(config)], DistillConfig, fail(KeyboardInterrupt())) == 130
+    assert len(seen) == 2
