@@ -3,6 +3,7 @@
 import sys
 
 import numpy as np
+import pytest
 from sb3_contrib import MaskablePPO
 
 import grinch_env.gym_env as gym_env
@@ -25,6 +26,30 @@ def test_sb3_smoke_run_saves_a_model_that_loads_as_an_agent(tmp_path):
         assert agent.act(np.random.default_rng(0).random(1337).astype(np.float32), mask) in (4, 9, 40)
     result = evaluate([f"{path}:trust=1", "random"], num_players=3, num_games=3, seed=0)
     assert result.num_games == 3 and sum(a["seat_games"] for a in result.per_agent.values()) == 9
+
+
+def test_sb3_trains_gnoming_and_its_model_plays_gnoming_only(tmp_path):
+    cfg = SB3Config(game="gnoming", run_name="sb3_gnoming", num_players=3, opponents=["random"], n_envs=2, total_timesteps=128,
+                    n_steps=64, batch_size=64, n_epochs=1, net_arch=[16], eval_games=0)
+    path = train_sb3(cfg, tmp_path / "sb3g")
+    agent = load_agent(path, seed=0, trust=True)
+    assert agent.game == "gnoming" and MaskablePPO.load(str(path)).observation_space.shape == (1046,)
+    mask = np.zeros(15, np.int8)
+    mask[[2, 11]] = 1
+    assert agent.act(np.zeros(1046, np.float32), mask) in (2, 11)
+    result = evaluate([agent, "random"], num_players=3, num_games=3, seed=0, game="gnoming")
+    assert result.num_games == 3 and sum(a["seat_games"] for a in result.per_agent.values()) == 9
+    with pytest.raises(ValueError, match=r"plays Gnoming A Round \(game 'gnoming'\), not Grinch Grow Your Heart"):
+        evaluate([f"{path}:trust=1", "random"], num_players=3, num_games=1, seed=0)
+
+
+def test_sb3_config_checks_the_table_size_and_options_against_its_game():
+    with pytest.raises(ValueError, match=r"table sizes must be an int or a non-empty list of ints in 3\.\.7 \(Gnoming A Round\), got 2"):
+        SB3Config(game="gnoming", num_players=2)
+    with pytest.raises(ValueError, match="bonus_layout: Gnoming A Round has no bonus cards"):
+        SB3Config(game="gnoming", num_players=3, bonus_layout="none")
+    with pytest.raises(ValueError, match=r"in 2\.\.6, got 7"):
+        SB3Config(num_players=7)
 
 
 def test_sb3_cli_rejects_an_unknown_key(tmp_path, capsys):

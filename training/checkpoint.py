@@ -42,9 +42,7 @@ import torch
 import grinch_env
 from grinch_env.agent_base import NetworkAgent
 from grinch_env.agents import TRUST_ENV  # the variable --trust-checkpoint sets
-from grinch_env.games import DEFAULT_GAME, get_game
-from grinch_env.grinch.encoding import OBS_SIZE
-from grinch_env.grinch.game import NUM_ACTIONS
+from grinch_env.games import DEFAULT_GAME, GAMES, get_game
 from training.model import ARCHITECTURE, WEIGHT_KEYS, PolicyValueNet
 
 FORMAT = "grinch_ppo_checkpoint_v1"
@@ -545,14 +543,14 @@ class SB3Agent:
     def __init__(self, path: Path, name: str, deterministic: bool = True, seed: int | None = None) -> None:
         from sb3_contrib import MaskablePPO
 
-        self.game = "grinch"  # the SB3 config trains on grinch_env.gym_env.GameGymEnv with game="grinch"
         self.model = MaskablePPO.load(str(path), device="cpu")
         space = self.model.observation_space
-        if getattr(space, "shape", None) != (OBS_SIZE,) or getattr(self.model.action_space, "n", None) != NUM_ACTIONS:
-            raise ValueError(
-                f"SB3 model {str(path)!r} has observation space {space} and action space {self.model.action_space}; "
-                f"expected Box(({OBS_SIZE},)) and Discrete({NUM_ACTIONS})"
-            )
+        shapes = {(spec.obs_size, spec.num_actions): spec.name for spec in GAMES.values()}
+        found = (getattr(space, "shape", (None,))[0], getattr(self.model.action_space, "n", None))
+        if getattr(space, "shape", None) is None or len(space.shape) != 1 or found not in shapes:
+            expected = " or ".join(f"Box(({s.obs_size},)) and Discrete({s.num_actions}) ({s.name})" for s in GAMES.values())
+            raise ValueError(f"SB3 model {str(path)!r} has observation space {space} and action space {self.model.action_space}; expected {expected}")
+        self.game = shapes[found]  # the game whose Gymnasium wrapper the model was trained on (training/train_sb3.py)
         self.name = name
         self.deterministic = deterministic
         self.reset(seed)

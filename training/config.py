@@ -216,15 +216,16 @@ class TrainConfig(_RunConfig):
 
 
 
-class SB3Config(_Section):
-    """``python -m training.train_sb3``: sb3-contrib MaskablePPO on the Gymnasium wrapper (one learner seat)."""
+class SB3Config(_GameConfig):
+    """``python -m training.train_sb3``: sb3-contrib MaskablePPO on the Gymnasium wrapper (one learner seat), for either game."""
 
+    game: GameName = Field(default=DEFAULT_GAME, description="the game: grinch (Grinch Grow Your Heart) or gnoming (Gnoming A Round)")
     run_name: str = Field(default="sb3_maskable_ppo", min_length=1, description="checkpoint directory name under checkpoint_dir")
     checkpoint_dir: str = Field(default="checkpoints", description="parent directory of run directories")
     seed: int = Field(default=0, description="seed of the model and the environments")
-    num_players: int = Field(default=4, ge=GAMES["grinch"].min_players, le=GAMES["grinch"].max_players, description="table size (the SB3 wrapper plays the Grinch)")
+    num_players: int = Field(default=4, description="table size (in the game's range: Grinch 2..6, Gnoming 3..7)")
     opponents: list[str] = Field(default=["random"], description="make_agent specs of the other seats (one repeated, or num_players - 1)")
-    bonus_layout: Literal["standard", "none"] = Field(default="standard", description="bonus-card layout of the rules")
+    bonus_layout: Literal["standard", "none"] = Field(default="standard", description="bonus-card layout of the rules (grinch only)")
     reward_mode: Literal["win", "margin"] = Field(default="win", description="the learner seat's terminal reward")
     n_envs: int = Field(default=4, ge=1, description="environments in SB3's DummyVecEnv")
     total_timesteps: int = Field(default=100_000, ge=1, description="learner decisions to train on")

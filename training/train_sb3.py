@@ -30,7 +30,7 @@ def make_vec_env(cfg: SB3Config):
 
     from grinch_env.gym_env import GameGymEnv
 
-    kwargs = dict(num_players=cfg.num_players, opponents=list(cfg.opponents), bonus_layout=cfg.bonus_layout, reward_mode=cfg.reward_mode)
+    kwargs = dict(game=cfg.game, num_players=cfg.num_players, opponents=list(cfg.opponents), reward_mode=cfg.reward_mode, **cfg.game_options())
     return sb3_make_vec_env(GameGymEnv, n_envs=cfg.n_envs, seed=cfg.seed, env_kwargs=kwargs, vec_env_cls=DummyVecEnv)
 
 
@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         from training.checkpoint import load_agent
 
         agent = load_agent(path, trust=True)  # this run wrote the .zip just now
-        results = evaluate_against(agent, cfg.eval_opponents, [cfg.num_players], cfg.eval_games, seed=10_000 + cfg.seed)
+        results = evaluate_against(agent, cfg.eval_opponents, [cfg.num_players], cfg.eval_games, seed=10_000 + cfg.seed, game=cfg.game)
         for key, result in results.items():
             print(f"{key}: win rate {learner_win_rate(result):.3f} over {cfg.eval_games} games")
     return 0
