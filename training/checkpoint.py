@@ -603,7 +603,7 @@ class AgentOptionError(ValueError):
 
 def _learner_checkpoint(p: Path) -> tuple[dict[str, Any], Path] | None:
     """Return ``(checkpoint, file)`` if ``p`` is a learner checkpoint (run directory with ``latest.pt`` and no ``best.pt``, or the file), else ``None``."""
-    from training.learner.run import FORMAT as LEARNER_FORMAT
+    from training.learner.search import learner_formats
 
     file = p / LATEST if p.is_dir() and not (p / BEST).exists() else p
     if not file.is_file() or file.suffix != ".pt":
@@ -612,7 +612,7 @@ def _learner_checkpoint(p: Path) -> tuple[dict[str, Any], Path] | None:
         ckpt = torch.load(file, map_location="cpu", weights_only=True)
     except Exception:  # not a torch file, or not one of ours: the PPO loader says why
         return None
-    return (ckpt, file) if isinstance(ckpt, dict) and ckpt.get("format") == LEARNER_FORMAT else None
+    return (ckpt, file) if isinstance(ckpt, dict) and ckpt.get("format") in learner_formats() else None
 
 
 def load_agent(path: str | Path, seed: int | None = None, deterministic: bool = True, trust: bool = False, options: dict[str, Any] | None = None):

@@ -16,9 +16,11 @@ At a decision with two or more legal actions, :class:`NetSearchAgent`
    lockstep through one batched network call per step;
 4. values each copy at its leaf: the game's end (the terminal reward of the
    run's ``reward_mode``), the round's end (``horizon=round``), or, with an
-   integer ``horizon = H``, the searcher's first decision after ``H``
+   integer ``horizon = H >= 1``, the searcher's first decision after ``H``
    decisions (so the value head reads a position of the kind it was trained
-   on); there the value is the network's value head, plus the margin of the
+   on), with ``H = 0`` right after the candidate (a one-ply search over
+   determinisations: the cheapest); there the value is the network's value
+   head read from the searcher's seat, plus the margin of the
    totals so far for a run trained with ``credit=round`` (its value head
    predicts the current round's margin only);
 5. plays the candidate with the highest mean value (ties: the prior's order).
@@ -56,7 +58,7 @@ ALLOWED_OPTIONS = {
     "search": "0 or 1 (1: the network-guided search; 0: the network's greedy choice)",
     "samples": "an int >= 1: determinisations per candidate action (default 8)",
     "top_k": "an int >= 1: candidates, the network's top_k legal actions (default 3)",
-    "horizon": "an int >= 1 (decisions played before the value head is read; default 8), 'round' (to the round's end) or 'end' (to the game's end)",
+    "horizon": "an int >= 0 (decisions played before the value head is read; 0: right after the candidate; default 8), 'round' (to the round's end) or 'end' (to the game's end)",
     "trust": "0 or 1 (accepted for every checkpoint; a learner checkpoint holds only tensors)",
 }
 
@@ -98,7 +100,7 @@ def parse_options(options: dict[str, Any] | None, where: str = "learner agent") 
     if search not in (0, 1) or isinstance(search, bool):
         raise AgentOptionError(f"{where}: search must be {ALLOWED_OPTIONS['search']}, got {search!r}")
     horizon = options.get("horizon", 8)
-    if not (horizon in HORIZON_WORDS or (isinstance(horizon, int) and not isinstance(horizon, bool) and horizon >= 1)):
+    if not (horizon in HORIZON_WORDS or (isinstance(horizon, int) and not isinstance(horizon, bool) and horizon >= 0)):
         raise AgentOptionError(f"{where}: horizon must be {ALLOWED_OPTIONS['horizon']}, got {horizon!r}")
     opts = SearchOptions(bool(search), _int("samples", 8), _int("top_k", 3), horizon)
     if not opts.search and set(options) - {"search"}:
@@ -208,7 +210,7 @@ class NetSearch:
                         values[i] = self._margin(g, me)
                     else:
                         read_v.append(i)
-                elif isinstance(horizon, int) and steps[i] >= horizon and g.current == me:
+                elif isinstance(horizon, int) and steps[i] >= horizon and (g.current == me or horizon == 0):
                     read_v.append(i)
                 else:
                     play.append(i)
@@ -297,13 +299,21 @@ def load_learner(path: str | Path) -> tuple[TokenNet, dict[str, Any], Path]:
     return net_from_checkpoint(ckpt, file) + (file,)
 
 
+def learner_formats() -> tuple[str, ...]:
+    """The checkpoint formats that hold a learner network: the trainer's (:mod:`training.learner.run`) and expert iteration's."""
+    from training.learner.expert import FORMAT as EXPERT
+    from training.learner.run import FORMAT as RUN
+
+    return (RUN, EXPERT)
+
+
 def net_from_checkpoint(ckpt: dict[str, Any], file: Path) -> tuple[TokenNet, dict[str, Any]]:
     """Return ``(net in eval mode, config dict)`` of a loaded learner checkpoint dictionary."""
     from training.learner.rollout import tokens_module
-    from training.learner.run import FORMAT
 
-    if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT:
-        raise ValueError(f"{str(file)!r} is not a learner checkpoint (format {ckpt.get('format') if isinstance(ckpt, dict) else None!r}, expected {FORMAT!r})")
+    if not isinstance(ckpt, dict) or ckpt.get("format") not in learner_formats():
+        raise ValueError(f"{str(file)!r} is not a learner checkpoint (format {ckpt.get('format') if isinstance(ckpt, dict) else None!r}, "
+                         f"expected one of {learner_formats()})")
     cfg = ckpt["config"]
     want = tokens_module(cfg["game"]).TOKENS_VERSION
     if ckpt.get("tokens_version", 1) != want:
@@ -346,6 +356,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--games", type=int, default=300)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--game", default=None, help="the game (default: the checkpoint's)")
+    p.add_argument("--progress", action="store_true", help="a progress bar on stderr")
     args = p.parse_args(argv)
     torch.set_num_threads(1)
     path = args.agent.rpartition(":")[0] if ":" in args.agent and not Path(args.agent).exists() else args.agent
@@ -364,7 +375,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     TIMING.clear()
     start = time.perf_counter()
-    res = evaluate([agent] + [args.opponent] * (args.players - 1), num_players=args.players, num_games=args.games, seed=args.seed, game=game)
+    res = evaluate([agent] + [args.opponent] * (args.players - 1), num_players=args.players, num_games=args.games, seed=args.seed, game=game,
+                   progress=args.progress)
     wall = time.perf_counter() - start
     a = res.per_agent[res.agents[0]]
     decisions, seconds = TIMING.get(agent.name, [0, 0.0])
