@@ -28,16 +28,17 @@ def _checkpoint(tmp_path, game: str, num_players, name: str = "net") -> str:
 
 
 class PriorNet(torch.nn.Module):
-    """A stand-in network: its policy prefers ``preferred`` (logit 5, others 0) and its value head says 0."""
+    """A stand-in network: its policy prefers ``preferred`` (logit 5), then lower action ids (logit -0.01 * id); its value head says ``value``."""
 
-    def __init__(self, preferred: int) -> None:
+    def __init__(self, preferred: int, value: float = 0.0) -> None:
         super().__init__()
         self.preferred = preferred
+        self.v = value
 
     def forward(self, state: torch.Tensor, actions: torch.Tensor):
-        logits = torch.zeros(actions.shape[0], actions.shape[1])
+        logits = -0.01 * torch.arange(actions.shape[1], dtype=torch.float32).expand(actions.shape[0], -1).clone()
         logits[:, self.preferred] = 5.0
-        return logits, logits.clone(), torch.zeros(actions.shape[0])
+        return logits, logits.clone(), torch.full((actions.shape[0],), self.v)
 
 
 def _grinch_last_score() -> tuple[np.ndarray, np.ndarray]:
@@ -67,9 +68,32 @@ def test_search_plays_the_winning_row_although_the_prior_prefers_the_losing_one(
     margin = NetSearch(PriorNet(57), "grinch", "ppo", credit="game", reward_mode="margin", samples=2, top_k=2, horizon="round")
     assert margin.choose(obs, mask, np.random.default_rng(0)) == 59
     assert margin.last["values"] == pytest.approx([(50 - 56) / 100, (60 - 56) / 100])  # (own - other) / 100
+    # horizon=0 reads the leaf right after the candidate: here the game is over, so the leaf is the result.
+    zero = NetSearch(PriorNet(57), "grinch", "ppo", reward_mode="win", samples=2, top_k=2, horizon=0)
+    assert zero.choose(obs, mask, np.random.default_rng(0)) == 59 and zero.last["values"] == [-1.0, 1.0]
     # top_k=1 is the prior's choice, unsearched.
     one = NetSearch(PriorNet(57), "grinch", "ppo", samples=4, top_k=1, horizon="end")
     assert one.choose(obs, mask, np.random.default_rng(0)) == 57 and one.last["values"] is None
+
+
+def test_a_flat_value_keeps_the_priors_choice():
+    """Gnoming's first round, before any score: with a value head that says 0.25 everywhere every candidate's leaf is
+    0.25 (+ the margin of the zero totals), so the search keeps the prior's first choice among its top_k."""
+    from grinch_env.gnoming.encoding import encode
+    from grinch_env.gnoming.game import Game
+
+    g = Game(3, rng=2)
+    r = np.random.default_rng(2)
+    for _ in range(12):
+        g.step(int(r.choice(g.legal_actions())))
+    legal = g.legal_actions()
+    assert g.round == 0 and g.totals == [0, 0, 0] and len(legal) >= 3
+    obs, mask = encode(g, g.current), np.frombuffer(bytes(g.legal_mask()), np.int8).astype(bool)
+    preferred = legal[-1]
+    for horizon in (0, 2):
+        search = NetSearch(PriorNet(preferred, value=0.25), "gnoming", "ppo", credit="round", samples=3, top_k=3, horizon=horizon)
+        assert search.choose(obs, mask, np.random.default_rng(1)) == preferred
+        assert search.last["candidates"] == [preferred] + legal[:2] and search.last["values"] == pytest.approx([0.25] * 3)
 
 
 @pytest.mark.parametrize("game,n", [("gnoming", 3), ("grinch", 2)])
@@ -164,3 +188,19 @@ def test_the_search_cli_prints_win_share_interval_and_cost(tmp_path, capsys):
                         r"\d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\] \(parity 0\.333\); \d+\.\d ms per decision over \d+ decisions; wall \d+ s", line), line
     assert main(["--agent", f"{run}:search=1,foo=1", "--games", "1"]) == 2
     assert "unknown option(s) ['foo']" in capsys.readouterr().err
+
+
+def test_the_evaluation_cli_takes_learner_specs_with_search_options(tmp_path, capsys):
+    from grinch_env.evaluation.evaluate import main as evaluate_main
+
+    run = _checkpoint(tmp_path, "gnoming", [3, 4])
+    agents = f"{run}:search=1,samples=2,top_k=2,horizon=0,greedy,{run}"
+    assert evaluate_main(["--game", "gnoming", "--agents", agents, "--players", "3", "--games", "3", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "Gnoming A Round: 3 games, 3 players" in out
+    rows = [line.split()[1] for line in out.splitlines() if re.match(r"^\S+\s+3\s+\d\.\d{3} \[", line)]
+    assert len(rows) == 3, out  # three agents (the searching learner, greedy, the learner alone), 3 seats each
+    with pytest.raises(SystemExit) as exit_:
+        evaluate_main(["--game", "gnoming", "--agents", f"{run}:search=1,width=2,greedy,greedy", "--games", "3", "--no-progress"])
+    assert exit_.value.code == 2
+    assert "unknown option(s) ['width']; allowed: search: 0 or 1" in capsys.readouterr().err
