@@ -373,13 +373,18 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    TIMING.clear()
+    # The agents live in the module ``training.learner.search`` (loaded through the checkpoint loader); as
+    # ``python -m`` this file is also ``__main__``, whose TIMING would stay empty: read the module's.
+    from training.learner import search as module
+
+    timing = module.TIMING
+    timing.clear()
     start = time.perf_counter()
     res = evaluate([agent] + [args.opponent] * (args.players - 1), num_players=args.players, num_games=args.games, seed=args.seed, game=game,
                    progress=args.progress)
     wall = time.perf_counter() - start
     a = res.per_agent[res.agents[0]]
-    decisions, seconds = TIMING.get(agent.name, [0, 0.0])
+    decisions, seconds = timing.get(agent.name, [0, 0.0])
     lo, hi = a["win_rate_ci"]
     print(res.table())
     print(f"{agent.name} vs {args.players - 1} x {args.opponent}, {args.players} players, {args.games} games (seed {args.seed}): "
