@@ -204,3 +204,12 @@ def test_the_evaluation_cli_takes_learner_specs_with_search_options(tmp_path, ca
         evaluate_main(["--game", "gnoming", "--agents", f"{run}:search=1,width=2,greedy,greedy", "--games", "3", "--no-progress"])
     assert exit_.value.code == 2
     assert "unknown option(s) ['width']; allowed: search: 0 or 1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("horizon", [2, "round"])
+def test_grinch_games_play_through_with_network_rollouts(tmp_path, horizon):
+    run = _checkpoint(tmp_path, "grinch", 2)
+    agent = make_agent(f"{run}:search=1,samples=2,top_k=2,horizon={horizon}", num_players=2, game="grinch", seed=0)
+    res = evaluate([agent, "greedy"], num_players=2, num_games=1, seed=0, game="grinch")
+    assert res.num_games == 1 and sum(a["seat_games"] for a in res.per_agent.values()) == 2
+    assert agent.search.last["values"] is not None and len(agent.search.last["values"]) == 2
