@@ -158,11 +158,12 @@ def trust_checkpoints(enabled: bool = True) -> None:
 
 
 def load_checkpoint_agent(path: str, seed: int | None = None, num_players: int | None = None, game: str = DEFAULT_GAME,
-                          trust: bool = False) -> Agent:
+                          trust: bool = False, options: dict[str, Any] | None = None) -> Agent:
     """Return the agent a checkpoint ``path`` holds, checked to play ``game`` at ``num_players`` (``ValueError`` otherwise).
 
     ``trust`` allows formats whose loading unpickles code (SB3 ``.zip``, RLlib checkpoints); a loader that
-    takes no ``trust`` argument loads only safe formats.
+    takes no ``trust`` argument loads only safe formats.  ``options`` are the spec's other ``key=value`` options
+    (a learner checkpoint's search options); only loaders that take an ``options`` argument are offered them.
     """
     import inspect
 
@@ -172,11 +173,16 @@ def load_checkpoint_agent(path: str, seed: int | None = None, num_players: int |
     errors = []
     for loader in loaders:
         try:
-            takes_trust = "trust" in inspect.signature(loader).parameters
-            agent = loader(path, seed=seed, trust=trust) if takes_trust else loader(path, seed=seed)
+            params = inspect.signature(loader).parameters
+            kwargs: dict[str, Any] = {"trust": trust} if "trust" in params else {}
+            if options:
+                if "options" not in params:
+                    raise ValueError(f"this loader takes no agent options (got {sorted(options)})")
+                kwargs["options"] = options
+            agent = loader(path, seed=seed, **kwargs)
             break
         except Exception as exc:  # missing, truncated or foreign files raise many kinds of errors
-            if type(exc).__name__ == "UntrustedCheckpointError":
+            if type(exc).__name__ in ("UntrustedCheckpointError", "AgentOptionError"):
                 raise ValueError(str(exc)) from None  # the reason and the opt-in, not a list of every loader's complaint
             errors.append(str(exc))
     else:

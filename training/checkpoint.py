@@ -583,7 +583,25 @@ def _require_trust(kind: str, path: Path, trust: bool) -> None:
     )
 
 
-def load_agent(path: str | Path, seed: int | None = None, deterministic: bool = True, trust: bool = False):
+class AgentOptionError(ValueError):
+    """Options in an agent spec that the checkpoint does not take (raised as it is, not as one loader's complaint among several)."""
+
+
+def _learner_checkpoint(p: Path) -> tuple[dict[str, Any], Path] | None:
+    """Return ``(checkpoint, file)`` if ``p`` is a learner checkpoint (run directory with ``latest.pt`` and no ``best.pt``, or the file), else ``None``."""
+    from training.learner.search import learner_formats
+
+    file = p / LATEST if p.is_dir() and not (p / BEST).exists() else p
+    if not file.is_file() or file.suffix != ".pt":
+        return None
+    try:
+        ckpt = torch.load(file, map_location="cpu", weights_only=True)
+    except Exception:  # not a torch file, or not one of ours: the PPO loader says why
+        return None
+    return (ckpt, file) if isinstance(ckpt, dict) and ckpt.get("format") in learner_formats() else None
+
+
+def load_agent(path: str | Path, seed: int | None = None, deterministic: bool = True, trust: bool = False, options: dict[str, Any] | None = None):
     """Return an agent (``name``, ``reset``, ``act``, ``act_batch``) from a run directory, a ``.pt`` checkpoint or an SB3 ``.zip``.
 
     ``deterministic=True`` plays the most probable legal action (evaluation);
@@ -592,8 +610,22 @@ def load_agent(path: str | Path, seed: int | None = None, deterministic: bool = 
     (it can run code), so it is refused with :class:`UntrustedCheckpointError`
     unless ``trust=True`` (or the environment variable ``GRINCH_ENV_TRUST_CHECKPOINTS=1``,
     which ``--trust-checkpoint`` sets so that worker processes inherit it).
+    A learner checkpoint (:mod:`training.learner.run`: a run directory holding
+    its ``latest.pt``, or the file) loads as :mod:`training.learner.search`'s
+    agent; ``options`` are its spec options (``search=1,samples=N,top_k=K,horizon=H|round|end``).
+    Other checkpoints take no options.
     """
     p = Path(path)
+    options = {k: v for k, v in (options or {}).items() if k != "trust"}
+    learner = _learner_checkpoint(p)
+    if learner is not None:
+        from training.learner.search import learner_agent_from
+
+        return learner_agent_from(learner[0], learner[1], seed, options)
+    if options:
+        raise AgentOptionError(f"checkpoint {str(p)!r}: unknown option(s) {sorted(options)}; a checkpoint path takes only trust=1 "
+                               "(load an SB3 .zip or RLlib checkpoint, which unpickles code: only for files you trust), except a learner checkpoint "
+                               "(training.learner), which takes search, samples, top_k and horizon")
     if p.suffix == ".zip":
         if not p.is_file():
             raise FileNotFoundError(f"SB3 model {str(p)!r} does not exist")
@@ -612,7 +644,7 @@ def load_agent(path: str | Path, seed: int | None = None, deterministic: bool = 
 
 
 __all__ = [
-    "BEST", "LATEST", "STATE_DIR", "CheckpointError", "GracefulStop", "Interrupted", "PolicyAgent", "SB3Agent", "UntrustedCheckpointError",
+    "BEST", "LATEST", "STATE_DIR", "AgentOptionError", "CheckpointError", "GracefulStop", "Interrupted", "PolicyAgent", "SB3Agent", "UntrustedCheckpointError",
     "atomic_torch_save", "atomic_write_bytes", "check_network", "committed_checkpoints", "load_agent", "load_checkpoint", "load_latest",
     "load_verified_tensors", "load_weights", "make_checkpoint", "model_from_checkpoint", "remove_orphan_tmp", "resolve_checkpoint",
     "restore_rng_states", "rng_states", "save_checkpoint", "save_verified", "sha256_file", "tensors_sha256", "validate_checkpoint", "verify_manifest",

@@ -101,15 +101,12 @@ def make_agent(
     if os.path.exists(spec):
         return load_checkpoint_agent(spec, seed, num_players, spec_game.name)
     path, sep, tail = spec.rpartition(":")
-    if sep and os.path.exists(path):  # a checkpoint path with options: only trust=1 (opting in to unpickling an SB3 .zip or RLlib checkpoint)
+    if sep and os.path.exists(path):  # a checkpoint path with options: trust=1 (opting in to unpickling an SB3 .zip or RLlib checkpoint), a learner's search options
         _, path_options = parse_spec(f"x:{tail}")
-        unknown = sorted(set(path_options) - {"trust"})
-        if unknown:
-            raise ValueError(f"checkpoint spec {spec!r}: unknown option(s) {unknown}; a checkpoint path takes only trust=1 "
-                             "(load an SB3 .zip or RLlib checkpoint, which unpickles code: only for files you trust)")
-        if path_options.get("trust") not in (0, 1):
-            raise ValueError(f"checkpoint spec {spec!r}: trust must be 0 or 1, got {path_options.get('trust')!r}")
-        return load_checkpoint_agent(path, seed, num_players, spec_game.name, trust=bool(path_options["trust"]))
+        trust = path_options.pop("trust", 0)
+        if trust not in (0, 1):
+            raise ValueError(f"checkpoint spec {spec!r}: trust must be 0 or 1, got {trust!r}")
+        return load_checkpoint_agent(path, seed, num_players, spec_game.name, trust=bool(trust), options=path_options)
     raise ValueError(
         f"unknown agent {spec!r} for {spec_game.title}: use one of {sorted(classes)} (with options as name:key=value, e.g. "
         f"{sorted(classes)[0]}:samples=32) or an existing checkpoint path"

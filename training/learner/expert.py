@@ -1,0 +1,369 @@
+"""Expert iteration with the learned network: search with the network, distil its choices into the network, repeat.
+
+Usage::
+
+    python -m training.learner.expert --config configs/learner_gnoming_expert.yaml          # a fresh run
+    python -m training.learner.expert --resume checkpoints/learner_gnoming_expert            # continue exactly
+
+Each generation
+
+1. plays ``games_per_generation`` self-play games on the rules engine, every
+   seat by the current network (sampling its policy, so the positions vary);
+   at each decision with two or more legal actions, with probability
+   ``label_fraction``, :class:`training.learner.search.NetSearch` (the
+   current network as prior, rollout policy and leaf value) labels the
+   position with its choice;
+2. records for every decision its observation, mask and value target (the
+   deciding seat's margin: its round's margin with ``credit=round``, else the
+   game's ``reward_mode`` reward), and the search's choice where labelled;
+3. trains the network for ``epochs`` passes over the last
+   ``replay_generations`` generations' data: cross-entropy of the masked
+   policy on the search's choices plus ``vf_coef`` times the value head's
+   squared error;
+4. optionally measures the network alone against the curve opponent (batched,
+   seat-rotated: :func:`training.learner.rollout.match_batch`).
+
+The run directory holds ``latest.pt`` (format ``grinch_learner_expert_v1``:
+weights, optimizer, config, the numpy and torch random states, the replay
+data and the log), written after every generation: ``--resume`` continues
+from the last finished generation exactly (an interrupted generation is played
+again from the same random state).  ``latest.pt`` is also a harness agent:
+``make_agent("checkpoints/<run>")``, with the search options of
+:mod:`training.learner.search`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import torch
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from torch import nn
+
+from grinch_env.games import get_game
+from training.learner.net import TokenNet
+from training.learner.rollout import encode, match_batch, tokens_module
+from training.learner.search import HORIZON_WORDS, NetSearch
+from training.model import MaskedCategorical
+
+FORMAT = "grinch_learner_expert_v1"
+LATEST = "latest.pt"
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class NetSection(_Section):
+    d_model: int = Field(32, ge=8)
+    layers: int = Field(1, ge=1)
+    heads: int = Field(4, ge=1)
+    ff: int = Field(64, ge=8)
+
+
+class SearchSection(_Section):
+    samples: int = Field(8, ge=1, description="determinisations per candidate")
+    top_k: int = Field(3, ge=1, description="candidates: the network's top_k legal actions")
+    horizon: int | str = Field(8, description="decisions before the value head is read, 'round' or 'end'")
+
+    @model_validator(mode="after")
+    def _horizon(self) -> SearchSection:
+        if not (self.horizon in HORIZON_WORDS or (isinstance(self.horizon, int) and self.horizon >= 0)):
+            raise ValueError(f"search.horizon must be an int >= 0, 'round' or 'end', got {self.horizon!r}")
+        return self
+
+
+class ExpertConfig(_Section):
+    """One expert-iteration run (unknown keys are errors)."""
+
+    game: Literal["grinch", "gnoming"] = "gnoming"
+    num_players: int | list[int] = 3
+    run_name: str = "learner_expert"
+    checkpoint_dir: str = "checkpoints"
+    seed: int = 0
+    init: str | None = Field(None, description="a learner checkpoint (run dir or .pt) whose network starts the run; None: a fresh network (net)")
+    net: NetSection = Field(default_factory=NetSection)
+    credit: Literal["game", "round"] = Field("round", description="value targets: each round's margin ('round', Gnoming) or the game's reward")
+    reward_mode: str = "margin"
+    generations: int = Field(10, ge=1)
+    games_per_generation: int = Field(8, ge=1)
+    label_fraction: float = Field(0.25, gt=0, le=1, description="share of decisions (with a choice) the search labels")
+    search: SearchSection = Field(default_factory=SearchSection)
+    epochs: int = Field(4, ge=1)
+    minibatch_size: int = Field(256, ge=1)
+    learning_rate: float = Field(3e-4, gt=0)
+    vf_coef: float = Field(0.5, ge=0)
+    max_grad_norm: float = Field(0.5, gt=0)
+    replay_generations: int = Field(2, ge=1)
+    eval_games: int = Field(48, ge=0, description="games against eval_opponent after each generation (0: none)")
+    eval_opponent: str = "greedy"
+    torch_threads: int = Field(1, ge=1)
+
+    @model_validator(mode="after")
+    def _fits(self) -> ExpertConfig:
+        spec = get_game(self.game)
+        for n in self.table_sizes:
+            spec.check_num_players(n)
+        if self.reward_mode not in spec.reward_modes:
+            raise ValueError(f"reward_mode for {spec.title} must be one of {spec.reward_modes}, got {self.reward_mode!r}")
+        if self.credit == "round" and (self.game != "gnoming" or self.reward_mode != "margin"):
+            raise ValueError("credit='round' needs game=gnoming and reward_mode=margin (rounds are independent deals only there)")
+        return self
+
+    @property
+    def table_sizes(self) -> list[int]:
+        return [self.num_players] if isinstance(self.num_players, int) else list(self.num_players)
+
+    @property
+    def run_dir(self) -> Path:
+        return Path(self.checkpoint_dir) / self.run_name
+
+
+def load_config(path: str | Path | None, overrides: list[str] | None = None) -> ExpertConfig:
+    """Return the validated config of YAML ``path`` with dotted ``key=value`` overrides."""
+    from training.learner.config import _set
+
+    data: dict[str, Any] = {}
+    if path is not None:
+        data = yaml.safe_load(Path(path).read_text()) or {}
+    for item in overrides or []:
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise ValueError(f"--set takes key=value, got {item!r}")
+        _set(data, key.strip(), yaml.safe_load(value))
+    try:
+        return ExpertConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ValueError(f"{path or 'config'}: {exc}") from None
+
+
+def _margin_targets(game, credit: str, reward_mode: str) -> tuple[list[list[float]], list[float]]:
+    """Return ``(per round per seat margin, per seat game reward)`` of a finished game."""
+    n = game.num_players
+    rounds = []
+    for scores in game.round_scores:
+        total = sum(scores)
+        rounds.append([((total - s) / (n - 1) - s) / 100.0 for s in scores])
+    return rounds, [float(r) for r in game.rewards(reward_mode)]
+
+
+class ExpertRun:
+    """One run's state: network, optimizer, random streams, replay data and log (everything ``latest.pt`` holds)."""
+
+    def __init__(self, cfg: ExpertConfig) -> None:
+        self.cfg = cfg
+        torch.manual_seed(cfg.seed)
+        self.rng = np.random.default_rng(cfg.seed)
+        self.algo = "ppo"
+        if cfg.init is not None:
+            from training.learner.search import load_learner
+
+            net, init_cfg, _ = load_learner(cfg.init)
+            if init_cfg["game"] != cfg.game:
+                raise ValueError(f"init {cfg.init!r} plays {init_cfg['game']!r}, not {cfg.game!r}")
+            self.net_config = dict(init_cfg["net"])
+            self.net = net
+        else:
+            self.net_config = cfg.net.model_dump()
+            self.net = TokenNet(**self.net_config)
+        self.net.eval()
+        self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.learning_rate, eps=1e-5)
+        self.generation = 0
+        self.seconds = 0.0
+        self.replay: list[dict[str, np.ndarray]] = []
+        self.log: list[dict[str, Any]] = []
+
+    # ------------------------------------------------------------ checkpoint
+    def agent_config(self) -> dict[str, Any]:
+        """The keys the harness loader reads (:func:`training.learner.search.net_from_checkpoint`)."""
+        cfg = self.cfg
+        return {"game": cfg.game, "num_players": cfg.num_players, "algo": self.algo, "net": self.net_config, "credit": cfg.credit,
+                "reward_mode": cfg.reward_mode, "run_name": cfg.run_name}
+
+    def state(self) -> dict[str, Any]:
+        return {"format": FORMAT, "expert_config": self.cfg.model_dump(), "config": self.agent_config(), "model": self.net.state_dict(),
+                "optimizer": self.opt.state_dict(), "numpy_rng": self.rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
+                "generation": self.generation, "seconds": self.seconds, "log": self.log,
+                "replay": [{k: torch.from_numpy(v) for k, v in d.items()} for d in self.replay],  # tensors: loadable with weights_only
+                "tokens_version": tokens_module(self.cfg.game).TOKENS_VERSION}
+
+    def save(self) -> Path:
+        from training.checkpoint import atomic_torch_save
+
+        path = self.cfg.run_dir / LATEST
+        atomic_torch_save(self.state(), path)
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path, overrides: list[str] | None = None) -> ExpertRun:
+        path = Path(path)
+        if path.is_dir():
+            path = path / LATEST
+        if not path.is_file():
+            raise ValueError(f"cannot resume: {path} does not exist (give an expert run directory or its {LATEST})")
+        ckpt = torch.load(path, map_location="cpu", weights_only=False)
+        if ckpt.get("format") != FORMAT:
+            raise ValueError(f"{path} is not an expert-iteration checkpoint (format {ckpt.get('format')!r}, expected {FORMAT!r})")
+        data = ckpt["expert_config"]
+        from training.learner.config import _set
+
+        for item in overrides or []:
+            key, _, value = item.partition("=")
+            _set(data, key.strip(), yaml.safe_load(value))
+        data["init"] = None  # the weights come from the checkpoint
+        run = cls(ExpertConfig.model_validate(data))
+        run.net_config = dict(ckpt["config"]["net"])
+        run.net = TokenNet(**run.net_config)
+        run.net.load_state_dict(ckpt["model"])
+        run.net.eval()
+        run.opt = torch.optim.Adam(run.net.parameters(), lr=run.cfg.learning_rate, eps=1e-5)
+        run.opt.load_state_dict(ckpt["optimizer"])
+        run.rng.bit_generator.state = ckpt["numpy_rng"]
+        torch.set_rng_state(ckpt["torch_rng"])
+        for k in ("generation", "seconds", "log"):
+            setattr(run, k, ckpt[k])
+        run.replay = [{k: v.numpy() for k, v in d.items()} for d in ckpt["replay"]]
+        return run
+
+    # ------------------------------------------------------------ one generation
+    def play(self) -> dict[str, np.ndarray]:
+        """Play the generation's self-play games; return their decisions with value targets and the search's labels (-1: none)."""
+        cfg = self.cfg
+        spec = get_game(cfg.game)
+        search = NetSearch(self.net, cfg.game, self.algo, cfg.credit, cfg.reward_mode, cfg.search.samples, cfg.search.top_k, cfg.search.horizon)
+        obs_l, mask_l, label_l, target_l = [], [], [], []
+        sizes = cfg.table_sizes
+        for i in range(cfg.games_per_generation):
+            n = sizes[i % len(sizes)]
+            game = spec.new_game(n, int(self.rng.integers(2**62)))
+            encoder = spec.encoder()
+            rec: list[tuple[int, int]] = []  # (seat, round) per recorded decision
+            while not game.done:
+                seat = game.current
+                view = encoder.observe(game, seat)
+                obs, mask = view["observation"], np.asarray(view["action_mask"]).astype(bool)
+                if mask.sum() < 2:
+                    game.step(int(np.flatnonzero(mask)[0]))
+                    continue
+                st, at = encode(cfg.game, obs[None])
+                with torch.no_grad():
+                    logits, _, _ = self.net(st, at)
+                dist = MaskedCategorical(logits, torch.from_numpy(mask[None]))
+                action = int(dist.sample()[0])
+                label = -1
+                if self.rng.random() < cfg.label_fraction:
+                    label = search.choose(obs, mask, self.rng)
+                obs_l.append(obs.astype(np.float16))
+                mask_l.append(mask.astype(np.int8))
+                label_l.append(label)
+                rec.append((seat, int(game.round)))
+                game.step(action)
+            rounds, final = _margin_targets(game, cfg.credit, cfg.reward_mode)
+            target_l.extend(rounds[r][s] if cfg.credit == "round" else final[s] for s, r in rec)
+        return {"obs": np.stack(obs_l), "masks": np.stack(mask_l), "labels": np.asarray(label_l, np.int64),
+                "targets": np.asarray(target_l, np.float32)}
+
+    def distil(self, data: dict[str, np.ndarray]) -> dict[str, float]:
+        """Train on ``data``: cross-entropy on the labelled decisions' search choices plus ``vf_coef`` times the value error on all."""
+        cfg = self.cfg
+        self.net.train()
+        n = len(data["labels"])
+        ce_l, v_l, agree = [], [], []
+        for _ in range(cfg.epochs):
+            order = self.rng.permutation(n)
+            for start in range(0, n, cfg.minibatch_size):
+                mb = order[start:start + cfg.minibatch_size]
+                st, at = encode(cfg.game, data["obs"][mb])
+                mask = torch.from_numpy(data["masks"][mb].astype(bool))
+                logits, _, value = self.net(st, at)
+                labels = torch.from_numpy(data["labels"][mb])
+                has = labels >= 0
+                v_loss = 0.5 * ((value - torch.from_numpy(data["targets"][mb])) ** 2).mean()
+                loss = cfg.vf_coef * v_loss
+                if bool(has.any()):
+                    dist = MaskedCategorical(logits[has], mask[has])
+                    ce = -dist.log_prob(labels[has]).mean()
+                    loss = loss + ce
+                    ce_l.append(ce.item())
+                    with torch.no_grad():
+                        agree.append(float((dist.logits.argmax(1) == labels[has]).float().mean()))
+                self.opt.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(self.net.parameters(), cfg.max_grad_norm)
+                self.opt.step()
+                v_l.append(v_loss.item())
+        self.net.eval()
+        return {"cross_entropy": float(np.mean(ce_l)) if ce_l else float("nan"), "value_loss": float(np.mean(v_l)),
+                "label_agreement": float(np.mean(agree)) if agree else float("nan")}
+
+    def step(self) -> dict[str, Any]:
+        """Run one generation (play and label, distil, evaluate) and return its log row."""
+        cfg = self.cfg
+        start = time.process_time()
+        data = self.play()
+        self.replay = (self.replay + [data])[-cfg.replay_generations:]
+        merged = {k: np.concatenate([d[k] for d in self.replay]) for k in data}
+        stats = self.distil(merged)
+        self.seconds += time.process_time() - start
+        self.generation += 1
+        row: dict[str, Any] = {"generation": self.generation, "cpu_seconds": round(self.seconds, 2), "decisions": int(len(data["labels"])),
+                               "labels": int((data["labels"] >= 0).sum()), **stats}
+        if cfg.eval_games:
+            for n in cfg.table_sizes:
+                win, hw = match_batch(self.net, cfg.game, self.algo, n, cfg.eval_opponent, cfg.eval_games, seed=10_000 * (cfg.seed + 1) + n,
+                                      reward_mode=cfg.reward_mode)
+                row[f"vs_{cfg.eval_opponent}_{n}p"] = [win, hw]
+        self.log.append(row)
+        return row
+
+
+def train(run: ExpertRun, generations: int | None = None, quiet: bool = False) -> ExpertRun:
+    """Run generations until ``cfg.generations`` (or ``generations`` more), saving after each."""
+    torch.set_num_threads(run.cfg.torch_threads)
+    stop = run.cfg.generations if generations is None else min(run.cfg.generations, run.generation + generations)
+    run.cfg.run_dir.mkdir(parents=True, exist_ok=True)
+    while run.generation < stop:
+        row = run.step()
+        run.save()
+        if not quiet:
+            print(" ".join(f"{k} {v}" for k, v in row.items()), flush=True)
+    return run
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m training.learner.expert", description=__doc__.split("\n\n")[0])
+    p.add_argument("--config", help="a configs/learner_*_expert.yaml file (a fresh run)")
+    p.add_argument("--resume", metavar="RUN_DIR", help="continue the run saved in RUN_DIR exactly")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a config key (dotted)")
+    p.add_argument("--generations", type=int, help="run at most this many generations in this piece")
+    args = p.parse_args(argv)
+    if bool(args.config) == bool(args.resume):
+        print("error: give exactly one of --config (a fresh run) or --resume RUN_DIR", file=sys.stderr)
+        return 2
+    try:
+        if args.resume:
+            run = ExpertRun.load(args.resume, args.set)
+        else:
+            cfg = load_config(args.config, args.set)
+            if (cfg.run_dir / LATEST).exists():
+                print(f"error: {cfg.run_dir / LATEST} exists: resume it with --resume {cfg.run_dir}, or pick another run_name", file=sys.stderr)
+                return 2
+            run = ExpertRun(cfg)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    train(run, args.generations)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
+
+
+__all__ = ["FORMAT", "ExpertConfig", "ExpertRun", "load_config", "main", "train"]
