@@ -78,6 +78,10 @@ class SeededAgent:
         return f"{type(self).__name__}(name={self.name!r})"
 
 
+class AgentOptionError(ValueError):
+    """Options in an agent spec that the checkpoint does not take (raised as it is, not as one loader's complaint among several)."""
+
+
 class NetworkAgent:
     """A network's masked policy as an agent: its argmax (``deterministic``), or a sample drawn with a seeded ``torch.Generator``.
 
@@ -182,7 +186,7 @@ def load_checkpoint_agent(path: str, seed: int | None = None, num_players: int |
             agent = loader(path, seed=seed, **kwargs)
             break
         except Exception as exc:  # missing, truncated or foreign files raise many kinds of errors
-            if type(exc).__name__ in ("UntrustedCheckpointError", "AgentOptionError"):
+            if isinstance(exc, AgentOptionError) or type(exc).__name__ == "UntrustedCheckpointError":
                 raise ValueError(str(exc)) from None  # the reason and the opt-in, not a list of every loader's complaint
             errors.append(str(exc))
     else:
@@ -205,4 +209,4 @@ def _supports(supported: Any, num_players: int) -> bool:
         return True
 
 
-__all__ = ["CHECKPOINT_LOADERS", "TRUST_ENV", "Agent", "SeededAgent", "check_mask", "load_checkpoint_agent", "register_checkpoint_loader", "trust_checkpoints"]
+__all__ = ["CHECKPOINT_LOADERS", "TRUST_ENV", "Agent", "AgentOptionError", "NetworkAgent", "SeededAgent", "check_mask", "load_checkpoint_agent", "register_checkpoint_loader", "trust_checkpoints"]

@@ -31,7 +31,6 @@ import json
 import os
 import random
 import signal
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -40,9 +39,10 @@ import numpy as np
 import torch
 
 import grinch_env
-from grinch_env.agent_base import NetworkAgent
+from grinch_env.agent_base import AgentOptionError, NetworkAgent
 from grinch_env.agents import TRUST_ENV  # the variable --trust-checkpoint sets
 from grinch_env.games import DEFAULT_GAME, GAMES, get_game
+from training.files import atomic_write_bytes, fsync_dir
 from training.model import ARCHITECTURE, WEIGHT_KEYS, PolicyValueNet
 
 FORMAT = "grinch_ppo_checkpoint_v1"
@@ -57,39 +57,6 @@ class CheckpointError(ValueError):
 MANIFEST_FORMAT = "grinch_checkpoint_manifest_v1"
 STATE_DIR = "resume"
 KEEP = 2
-
-
-def fsync_dir(path: str | Path) -> None:
-    """Flush a directory's entries (a rename or unlink in it) to disk, where the platform allows it."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:  # some file systems refuse fsync on a directory
-        pass
-    finally:
-        os.close(fd)
-
-
-def atomic_write_bytes(path: str | Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` durably: a temporary file in the same directory, fsync, ``os.replace``, fsync of the directory."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)  # mkstemp makes owner-only files; a checkpoint is meant to be shared
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    fsync_dir(path.parent)
 
 
 def atomic_torch_save(obj: Any, path: str | Path) -> None:
@@ -583,10 +550,6 @@ def _require_trust(kind: str, path: Path, trust: bool) -> None:
     )
 
 
-class AgentOptionError(ValueError):
-    """Options in an agent spec that the checkpoint does not take (raised as it is, not as one loader's complaint among several)."""
-
-
 def _learner_checkpoint(p: Path) -> tuple[dict[str, Any], Path] | None:
     """Return ``(checkpoint, file)`` if ``p`` is a learner checkpoint (run directory with ``latest.pt`` and no ``best.pt``, or the file), else ``None``."""
     from training.learner.search import learner_formats
@@ -644,7 +607,7 @@ def load_agent(path: str | Path, seed: int | None = None, deterministic: bool = 
 
 
 __all__ = [
-    "BEST", "LATEST", "STATE_DIR", "AgentOptionError", "CheckpointError", "GracefulStop", "Interrupted", "PolicyAgent", "SB3Agent", "UntrustedCheckpointError",
+    "BEST", "LATEST", "STATE_DIR", "CheckpointError", "GracefulStop", "Interrupted", "PolicyAgent", "SB3Agent", "UntrustedCheckpointError",
     "atomic_torch_save", "atomic_write_bytes", "check_network", "committed_checkpoints", "load_agent", "load_checkpoint", "load_latest",
     "load_verified_tensors", "load_weights", "make_checkpoint", "model_from_checkpoint", "remove_orphan_tmp", "resolve_checkpoint",
     "restore_rng_states", "rng_states", "save_checkpoint", "save_verified", "sha256_file", "tensors_sha256", "validate_checkpoint", "verify_manifest",

@@ -22,6 +22,7 @@ import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from grinch_env.games import DEFAULT_GAME, GAMES, get_game
+from training.files import atomic_write_bytes
 
 GameName = Literal[tuple(GAMES)]  # "grinch", "gnoming"
 
@@ -431,8 +432,6 @@ def run_command(parser: argparse.ArgumentParser, argv: list[str] | None, schema:
 def write_config_yaml(cfg: BaseModel, run_dir: Path, check_as: str | None = None, override: bool = False) -> None:
     """Write ``cfg`` as ``<run_dir>/config.yaml``; with ``check_as`` (the kind of config, e.g. "distillation"), first refuse to
     replace a differing one unless ``override`` (:func:`check_config_yaml`)."""
-    from training.checkpoint import atomic_write_bytes  # here, so that reading a config needs no torch
-
     if check_as is not None:
         check_config_yaml(cfg, run_dir, override, check_as)
     atomic_write_bytes(run_dir / "config.yaml", yaml.safe_dump(cfg.model_dump(), sort_keys=False).encode())

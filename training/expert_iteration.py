@@ -36,8 +36,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from training.checkpoint import GracefulStop, Interrupted, atomic_write_bytes
+from training.checkpoint import GracefulStop, Interrupted
 from training.config import DistillConfig, command_parser, run_command, write_config_yaml
+from training.files import atomic_write_bytes
 from training.match import format_match, run_match
 
 

@@ -47,13 +47,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from torch import nn
 
 from grinch_env.games import get_game
+from training.learner.formats import EXPERT_FORMAT, LATEST
 from training.learner.net import TokenNet
 from training.learner.rollout import encode, match_batch, tokens_module
 from training.learner.search import HORIZON_WORDS, NetSearch
 from training.model import MaskedCategorical
-
-FORMAT = "grinch_learner_expert_v1"
-LATEST = "latest.pt"
 
 
 class _Section(BaseModel):
@@ -187,7 +185,7 @@ class ExpertRun:
                 "reward_mode": cfg.reward_mode, "run_name": cfg.run_name}
 
     def state(self) -> dict[str, Any]:
-        return {"format": FORMAT, "expert_config": self.cfg.model_dump(), "config": self.agent_config(), "model": self.net.state_dict(),
+        return {"format": EXPERT_FORMAT, "expert_config": self.cfg.model_dump(), "config": self.agent_config(), "model": self.net.state_dict(),
                 "optimizer": self.opt.state_dict(), "numpy_rng": self.rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
                 "generation": self.generation, "seconds": self.seconds, "log": self.log,
                 "replay": [{k: torch.from_numpy(v) for k, v in d.items()} for d in self.replay],  # tensors: loadable with weights_only
@@ -208,8 +206,8 @@ class ExpertRun:
         if not path.is_file():
             raise ValueError(f"cannot resume: {path} does not exist (give an expert run directory or its {LATEST})")
         ckpt = torch.load(path, map_location="cpu", weights_only=False)
-        if ckpt.get("format") != FORMAT:
-            raise ValueError(f"{path} is not an expert-iteration checkpoint (format {ckpt.get('format')!r}, expected {FORMAT!r})")
+        if ckpt.get("format") != EXPERT_FORMAT:
+            raise ValueError(f"{path} is not an expert-iteration checkpoint (format {ckpt.get('format')!r}, expected {EXPERT_FORMAT!r})")
         data = ckpt["expert_config"]
         from training.learner.config import _set
 
@@ -366,4 +364,4 @@ if __name__ == "__main__":
     raise SystemExit(main())
 
 
-__all__ = ["FORMAT", "ExpertConfig", "ExpertRun", "load_config", "main", "train"]
+__all__ = ["ExpertConfig", "ExpertRun", "load_config", "main", "train"]

@@ -35,11 +35,10 @@ import torch
 
 from training.learner.algos import dmc_update, ppo_update
 from training.learner.config import LearnerConfig, load_config
+from training.learner.formats import LATEST, RUN_FORMAT
 from training.learner.net import TokenNet
 from training.learner.rollout import LearnerAgent, collect, match_batch, tokens_module
 
-FORMAT = "grinch_learner_checkpoint_v1"
-LATEST = "latest.pt"  # the trainer's run-dir convention (training.checkpoint.LATEST)
 CURVE_FIELDS = ["iteration", "samples", "games", "train_seconds", "wall_seconds", "opponent", "num_players", "win_share", "half_width",
                 "explained_variance", "entropy", "value_loss", "epsilon"]
 
@@ -76,7 +75,7 @@ class Trainer:
     # ------------------------------------------------------------ checkpoint
     def state(self) -> dict[str, Any]:
         return {
-            "format": FORMAT, "config": self.cfg.model_dump(), "model": self.net.state_dict(), "optimizer": self.opt.state_dict(),
+            "format": RUN_FORMAT, "config": self.cfg.model_dump(), "model": self.net.state_dict(), "optimizer": self.opt.state_dict(),
             "numpy_rng": self.rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
             "iteration": self.iteration, "samples": self.samples, "games": self.games, "train_seconds": self.train_seconds,
             "next_eval": self.next_eval, "curve": self.curve, "last_stats": self.last_stats,
@@ -99,8 +98,8 @@ class Trainer:
         if not path.is_file():
             raise ValueError(f"cannot resume: {path} does not exist (give a run directory holding {LATEST} or the .pt file)")
         ckpt = torch.load(path, map_location="cpu", weights_only=False)
-        if ckpt.get("format") != FORMAT:
-            raise ValueError(f"{path} is not a learner checkpoint (format {ckpt.get('format')!r}, expected {FORMAT!r})")
+        if ckpt.get("format") != RUN_FORMAT:
+            raise ValueError(f"{path} is not a learner checkpoint (format {ckpt.get('format')!r}, expected {RUN_FORMAT!r})")
         data = ckpt["config"]
         want = tokens_module(data["game"]).TOKENS_VERSION
         if ckpt.get("tokens_version", 1) != want:

@@ -48,7 +48,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from training.checkpoint import AgentOptionError
+from grinch_env.agent_base import AgentOptionError
+from training.learner.formats import LATEST, LEARNER_FORMATS
 from training.learner.net import TokenNet
 from training.learner.rollout import LearnerAgent, encode
 from training.model import MASK_VALUE
@@ -289,8 +290,6 @@ class NetSearchAgent:
 
 def load_learner(path: str | Path) -> tuple[TokenNet, dict[str, Any], Path]:
     """Return ``(net, config dict, file)`` of a learner checkpoint (a run directory or its ``latest.pt``); ``ValueError`` if it is not one."""
-    from training.learner.run import LATEST
-
     p = Path(path)
     file = p / LATEST if p.is_dir() else p
     if not file.is_file():
@@ -301,10 +300,7 @@ def load_learner(path: str | Path) -> tuple[TokenNet, dict[str, Any], Path]:
 
 def learner_formats() -> tuple[str, ...]:
     """The checkpoint formats that hold a learner network: the trainer's (:mod:`training.learner.run`) and expert iteration's."""
-    from training.learner.expert import FORMAT as EXPERT
-    from training.learner.run import FORMAT as RUN
-
-    return (RUN, EXPERT)
+    return LEARNER_FORMATS
 
 
 def net_from_checkpoint(ckpt: dict[str, Any], file: Path) -> tuple[TokenNet, dict[str, Any]]:
@@ -338,7 +334,7 @@ def learner_agent_from(ckpt: dict[str, Any], file: Path, seed: int | None = None
 def load_learner_agent(path: str | Path, seed: int | None = None, options: dict[str, Any] | None = None):
     """Return the harness agent of the learner checkpoint at ``path`` with spec ``options``."""
     p = Path(path)
-    file = p / "latest.pt" if p.is_dir() else p
+    file = p / LATEST if p.is_dir() else p
     if not file.is_file():
         raise ValueError(f"{str(p)!r} holds no learner checkpoint")
     return learner_agent_from(torch.load(file, map_location="cpu", weights_only=False), file, seed, options)
