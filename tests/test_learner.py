@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import shutil
+
 import numpy as np
 import pytest
 import torch
@@ -11,7 +14,7 @@ from training.learner.algos import dmc_update, ppo_update
 from training.learner.config import load_config
 from training.learner.net import TokenNet
 from training.learner.rollout import Batch, LearnerAgent, collect, encode, final_returns
-from training.learner.run import Trainer, train
+from training.learner.run import Trainer, main, train
 from training.ppo import seat_gae
 
 
@@ -190,6 +193,12 @@ def test_one_run_trains_and_reports_on_several_table_sizes(tmp_path):
     assert sorted(out) == ["random@2p", "random@3p"]
     assert (out["random@2p"]["parity"], out["random@3p"]["parity"]) == (0.5, pytest.approx(1 / 3))
     assert sorted(p.name for p in (tmp_path / "ppo" / "report").iterdir()) == ["summary.json", "vs_random_2p.txt", "vs_random_3p.txt"]
+    # --report evaluates a run directory wherever it was copied to, writes the report there, and takes --set for its opponents
+    shutil.copytree(tmp_path / "ppo", tmp_path / "copy", ignore=shutil.ignore_patterns("report"))
+    assert main(["--report", str(tmp_path / "copy"), "--final-games", "2", "--set", "eval.final_opponents=[greedy]"]) == 0
+    copied = json.loads((tmp_path / "copy" / "report" / "summary.json").read_text())
+    assert sorted(copied) == ["greedy@2p", "greedy@3p"] and copied["greedy@3p"]["games"] == 2
+    assert sorted(json.loads((tmp_path / "ppo" / "report" / "summary.json").read_text())) == ["random@2p", "random@3p"]
 
 
 def test_table_size_lists_are_checked():

@@ -225,18 +225,19 @@ def write_curve(curve: list[dict[str, Any]], run_dir: Path, title: str, parity: 
     plt.close(fig)
 
 
-def final_report(trainer: Trainer, games: int, seed: int = 4242) -> dict[str, Any]:
-    """Evaluate the network (deterministic choices) with the harness: seat-rotated, paired deals; write ``report/``.
+def final_report(trainer: Trainer, games: int, seed: int = 4242, report: Path | None = None) -> dict[str, Any]:
+    """Evaluate the network (deterministic choices) with the harness: seat-rotated, paired deals; write ``report``.
 
-    One match per final opponent and table size; ``summary.json`` maps
-    ``"<opponent>"`` (one table size) or ``"<opponent>@<n>p"`` (several) to the learner's result.
+    ``report`` defaults to the run directory's ``report/``.  One match per
+    final opponent and table size; ``summary.json`` maps ``"<opponent>"`` (one
+    table size) or ``"<opponent>@<n>p"`` (several) to the learner's result.
     """
     from grinch_env.evaluation.evaluate import evaluate
 
     cfg = trainer.cfg
     agent = LearnerAgent(trainer.net, cfg.game, cfg.algo, name=f"{cfg.run_name}")
     out: dict[str, Any] = {}
-    report = cfg.run_dir / "report"
+    report = cfg.run_dir / "report" if report is None else Path(report)
     report.mkdir(parents=True, exist_ok=True)
     multi = len(cfg.table_sizes) > 1
     for n in cfg.table_sizes:
@@ -297,16 +298,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a config key (dotted, e.g. algo=dmc)")
     p.add_argument("--for-seconds", type=float, help="stop this piece after this much training time (resume later)")
     p.add_argument("--final-games", type=int, help="games per opponent in the final report (default: eval.final_games)")
-    p.add_argument("--report", metavar="RUN_DIR", help="only evaluate the network saved in RUN_DIR (seat-rotated, paired deals) and write RUN_DIR/report/")
+    p.add_argument("--report", metavar="RUN_DIR", help="only evaluate the network saved in RUN_DIR (seat-rotated, paired deals) and write RUN_DIR/report/ "
+                   "(--set eval.final_opponents=[...] picks the opponents)")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.report:
-        trainer = Trainer.load(args.report)
+        trainer = Trainer.load(args.report, args.set)  # --set may pick the report's opponents (eval.final_opponents=[greedy])
         torch.set_num_threads(trainer.cfg.torch_threads)
-        final_report(trainer, trainer.cfg.eval.final_games if args.final_games is None else args.final_games)
+        run_dir = Path(args.report) if Path(args.report).is_dir() else Path(args.report).parent
+        final_report(trainer, trainer.cfg.eval.final_games if args.final_games is None else args.final_games, report=run_dir / "report")
         return 0
     if bool(args.config) == bool(args.resume):
         print("error: give exactly one of --config (a fresh run) or --resume RUN_DIR", file=sys.stderr)
