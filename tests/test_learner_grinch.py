@@ -114,3 +114,13 @@ def test_value_global_reads_the_global_token():
         st2 = st.clone()
         st2[:, rt.G0, rt.NUM_IDS + rt.G_MARGIN] = 0.5
         assert net(st2, at)[2] != v0
+
+
+def test_pad_credit_with_every_table_size_in_one_rollout():
+    """The long config's mixed tables (2-6 players in one engine): each seat's banked margin uses its own table's size."""
+    torch.manual_seed(0)
+    engine = get_game("grinch").vector(num_envs=5, num_players=[2, 3, 4, 5, 6], seed=0, reward_mode="margin")
+    batch = collect(engine, TokenNet(d_model=16, heads=2, ff=16, value_global=True), "grinch", "ppo", np.random.default_rng(0),
+                    gae_lambda=1.0, credit="pad")
+    assert batch.games == 5
+    np.testing.assert_allclose(batch.returns, batch.outcomes - rt.banked_margin(batch.obs.astype(np.float32)), atol=2e-5)
