@@ -13,8 +13,10 @@ State tokens, ``float32[N_TOKENS, TOKEN_DIM]``:
 type     count  content
 =======  =====  ======================================================================
 global   1      round, rounds left, turn, phase, first draw made, draw pile size,
-                own hand's row values and bonus (the observation's), to act
-seat     6      seat = relative seat; is the Grinch, hand size, rows used, row points, total
+                own hand's row values and bonus (the observation's), to act;
+                the banked margin (own total - mean of the others') / 100
+seat     6      seat = relative seat; is the Grinch, hand size, rows used, row points,
+                total / 100, lead over the best other seat (total - their best) / 100
 card     48     card = id + 1; pos = where it is (``LOC_*``), seat = whose pile/hand;
                 suit, rank, its printed bonus (points, required suit and count)
 =======  =====  ======================================================================
@@ -28,6 +30,12 @@ row values of the hand plus that card; the draw pile has the current hand's
 values are the scoring rules applied to the afterstate hand, exactly as the
 observation gives them for the current hand: no maxima, weights or guesses
 about unseen cards.
+
+Version 2 (``TOKENS_VERSION``) reads the score pads in points / 100 (the
+margin reward's scale; version 1 gave the observation's total / 450, where
+one round's points moved a total by under 0.1), adds each seat's lead over the
+best other seat and puts the banked margin on the global token: the score so
+far, which decides most of a game's outcome, is now legible.
 """
 
 from __future__ import annotations
@@ -38,7 +46,7 @@ import numpy as np
 
 from grinch_env.grinch import encoding as enc
 from grinch_env.grinch.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, RANK, SUIT
-from grinch_env.grinch.game import DRAW_DISCARD_BASE, DRAW_PILE_ACTION, MAX_PLAYERS, NUM_ACTIONS, SCORE_BASE, Game
+from grinch_env.grinch.game import DRAW_DISCARD_BASE, DRAW_PILE_ACTION, MARGIN_SCALE, MAX_PLAYERS, NUM_ACTIONS, SCORE_BASE, Game
 from grinch_env.grinch.scoring import MATCH_POINTS, MAX_ROW_VALUE, NUM_ROWS, RUN_POINTS, resolve_layout
 from grinch_env.tokens import (  # the column layout both games share (`duplicates` pairs this list with the other game's: names, not logic)
     ACTION_DIM,
@@ -57,7 +65,7 @@ from grinch_env.tokens import (  # the column layout both games share (`duplicat
     TYPE_VOCAB,
 )
 
-TOKENS_VERSION = 1  # bump when any token column changes: checkpoints record it and refuse another
+TOKENS_VERSION = 2  # bump when any token column changes: checkpoints record it and refuse another
 
 # ------------------------------------------------------------ column layout (shared with grinch_env.gnoming.tokens)
 NO_SEAT = 7
@@ -68,6 +76,7 @@ C0 = S0 + MAX_PLAYERS  # 7
 N_TOKENS = C0 + NUM_CARDS  # 55
 # Where a card is, as the observer knows it (card tokens' POS column).
 LOC_UNSEEN, LOC_HAND, LOC_PILE, LOC_TOP, LOC_SECOND, LOC_KNOWN = range(6)
+G_MARGIN = 29  # the global token's dense column of the banked margin (after the observation's 29 global features)
 
 A_DISCARD, A_DRAW_PILE, A_DRAW_DISCARD, A_SCORE = 1, 2, 3, 4
 
@@ -161,6 +170,9 @@ def encode_batch(obs: np.ndarray, masks: np.ndarray | None = None, bonus_layout:
     g[:, SEAT] = NO_SEAT
     dense = np.concatenate([obs[:, enc.ROUND:enc.ROW_USED], obs[:, enc.OWN_ROW_VALUES:enc.OBS_SIZE]], axis=1)
     g[:, d:d + dense.shape[1]] = dense
+    assert dense.shape[1] == G_MARGIN
+    totals = seat_totals(obs, lay)  # points, 0 for absent seats
+    g[:, d + G_MARGIN] = banked_margin(obs, lay)
 
     s = st[:, S0:C0]
     s[..., TYPE] = np.where(present, SEAT_T, PAD)
@@ -169,7 +181,9 @@ def encode_batch(obs: np.ndarray, masks: np.ndarray | None = None, bonus_layout:
     s[..., d + 1] = obs[:, enc.HAND_SIZE:enc.HAND_SIZE + MAX_PLAYERS]
     s[..., d + 2:d + 9] = obs[:, enc.ROW_USED:enc.ROW_POINTS].reshape(b, MAX_PLAYERS, NUM_ROWS)
     s[..., d + 9:d + 16] = obs[:, enc.ROW_POINTS:enc.TOTALS].reshape(b, MAX_PLAYERS, NUM_ROWS)
-    s[..., d + 16] = obs[:, enc.TOTALS:enc.OWN_ROW_VALUES]
+    s[..., d + 16] = totals / MARGIN_SCALE
+    others_best = _others_best(np.where(present, totals, -np.inf))
+    s[..., d + 17] = np.where(present, totals - others_best, 0) / MARGIN_SCALE
     s *= present[..., None]
 
     c = st[:, C0:]
@@ -191,6 +205,31 @@ def encode_batch(obs: np.ndarray, masks: np.ndarray | None = None, bonus_layout:
     c[..., d:d + lay.card_dense.shape[1]] = lay.card_dense
 
     return st, _action_tokens(obs, hand, top, second, lay)
+
+
+def seat_totals(obs: np.ndarray, lay: _Layout | None = None) -> np.ndarray:
+    """Return ``float32[B, 6]``: every relative seat's score-pad total in points (the observation's total x its scale, rounded)."""
+    lay = lay or _layout("standard")
+    return np.rint(np.asarray(obs[:, enc.TOTALS:enc.OWN_ROW_VALUES], np.float64) * lay.scales.total).astype(np.float32)
+
+
+def banked_margin(obs: np.ndarray, lay: _Layout | None = None) -> np.ndarray:
+    """Return ``float32[B]``: the observer's banked margin ``(own total - mean of the others' totals) / 100``.
+
+    The margin reward (``grinch_env.grinch.game.terminal_rewards``) of the
+    score pads as they stand: after the last round it is the game's reward.
+    """
+    totals = seat_totals(obs, lay).astype(np.float64)
+    n = (np.asarray(obs[:, enc.AT_TABLE:enc.AT_TABLE + MAX_PLAYERS]) > 0).sum(1)
+    return ((totals[:, 0] - (totals.sum(1) - totals[:, 0]) / np.maximum(n - 1, 1)) / MARGIN_SCALE).astype(np.float32)
+
+
+def _others_best(totals: np.ndarray) -> np.ndarray:
+    """Return, per seat, the best total among the other seats (``totals`` has ``-inf`` at absent seats)."""
+    order = np.sort(totals, axis=1)
+    best, second = order[:, -1:], order[:, -2:-1]
+    top = totals.argmax(1)[:, None] == np.arange(totals.shape[1])
+    return np.where(top, second, best)
 
 
 def _action_tokens(obs: np.ndarray, hand: np.ndarray, top: np.ndarray, second: np.ndarray, lay: _Layout) -> np.ndarray:
@@ -242,5 +281,5 @@ def action_tokens(game: Game, seat: int) -> np.ndarray:
 __all__ = [
     "TOKENS_VERSION",
     "ACTION_DIM", "CARD", "CARD2", "CARD_VOCAB", "NUM_DENSE", "NUM_IDS", "N_TOKENS", "POS", "POS_VOCAB", "SEAT", "SEAT_VOCAB",
-    "TOKEN_DIM", "TYPE", "TYPE_VOCAB", "action_tokens", "encode_batch", "hand_values", "state_tokens",
+    "TOKEN_DIM", "TYPE", "TYPE_VOCAB", "action_tokens", "banked_margin", "encode_batch", "hand_values", "seat_totals", "state_tokens",
 ]

@@ -27,6 +27,7 @@ class NetConfig(_Section):
     layers: int = Field(1, ge=1, description="transformer encoder layers over the state tokens")
     heads: int = Field(4, ge=1, description="attention heads (divides d_model)")
     ff: int = Field(64, ge=8, description="feed-forward width (encoder and action MLP)")
+    value_global: bool = Field(False, description="the value head reads the encoded global token beside the pooled state")
 
     @model_validator(mode="after")
     def _heads_divide(self) -> NetConfig:
@@ -76,7 +77,8 @@ class LearnerConfig(_Section):
     checkpoint_dir: str = "checkpoints"
     seed: int = 0
     reward_mode: str = Field("margin", description="the engine's reward: terminal, zero-sum; 'margin' is denser than the win reward")
-    credit: Literal["game", "round"] = Field("game", description="'round' (Gnoming, margin): each round is an episode paid its own margin")
+    credit: Literal["game", "round", "pad"] = Field("game", description="'round' (Gnoming, margin): each round is an episode paid its own margin; "
+                                                    "'pad' (Grinch, margin): potential-based shaping by the banked score-pad margin")
     num_envs: int = Field(32, ge=1, description="games per iteration (each plays exactly one game)")
     max_seconds: float = Field(900.0, gt=0, description="training CPU-time budget of this run, over all pieces (rollouts and updates)")
     max_samples: int | None = Field(None, ge=1, description="stop after this many learner samples (None: time only)")
@@ -106,6 +108,8 @@ class LearnerConfig(_Section):
             raise ValueError(f"reward_mode for {spec.title} must be one of {spec.reward_modes}, got {self.reward_mode!r}")
         if self.credit == "round" and (self.game != "gnoming" or self.reward_mode != "margin"):
             raise ValueError("credit='round' needs game=gnoming and reward_mode=margin: only there are rounds independent deals whose margins add up to the game's")
+        if self.credit == "pad" and (self.game != "grinch" or self.reward_mode != "margin"):
+            raise ValueError("credit='pad' needs game=grinch and reward_mode=margin: only there is the final reward the banked score-pad margin")
         return self
 
     @property

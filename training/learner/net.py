@@ -8,7 +8,9 @@ attention.  Card embeddings are shared by state and action tokens.  Each
 action token, embedded the same way, attends to the encoded state (one
 cross-attention layer) and an MLP reads ``[action, attended state, pooled
 state]`` to give its logit and its Q-value.  The value head reads the pooled
-state.  Nothing in it depends on the number of seats.
+state, and with ``value_global`` also the encoded global token (the first state
+token in both games: Grinch's carries the banked margin, which a mean over 55
+tokens dilutes).  Nothing in it depends on the number of seats.
 """
 
 from __future__ import annotations
@@ -45,9 +47,10 @@ class _Embed(nn.Module):
 class TokenNet(nn.Module):
     """Policy logits, Q-values and a state value from state and action tokens (module docstring)."""
 
-    def __init__(self, d_model: int = 64, layers: int = 2, heads: int = 4, ff: int = 128) -> None:
+    def __init__(self, d_model: int = 64, layers: int = 2, heads: int = 4, ff: int = 128, value_global: bool = False) -> None:
         super().__init__()
-        self.config = {"d_model": d_model, "layers": layers, "heads": heads, "ff": ff}
+        self.config = {"d_model": d_model, "layers": layers, "heads": heads, "ff": ff, "value_global": value_global}
+        self.value_global = value_global
         self.cards = nn.Embedding(layout.CARD_VOCAB, d_model)
         self.state_embed = _Embed(d_model, self.cards, second_card=False)
         self.action_embed = _Embed(d_model, self.cards, second_card=True)
@@ -57,7 +60,7 @@ class TokenNet(nn.Module):
         self.action_mlp = nn.Sequential(nn.Linear(3 * d_model, ff), nn.ReLU(), nn.Linear(ff, ff), nn.ReLU())
         self.logit = nn.Linear(ff, 1)
         self.q = nn.Linear(ff, 1)
-        self.value = nn.Sequential(nn.Linear(d_model, ff), nn.ReLU(), nn.Linear(ff, 1))
+        self.value = nn.Sequential(nn.Linear(2 * d_model if value_global else d_model, ff), nn.ReLU(), nn.Linear(ff, 1))
         nn.init.zeros_(self.logit.bias)
         self.logit.weight.data.mul_(0.01)  # a near-uniform first policy over the legal actions
 
@@ -73,7 +76,8 @@ class TokenNet(nn.Module):
         a = self.action_embed(actions)
         read, _ = self.cross(a, h, h, key_padding_mask=pad, need_weights=False)
         z = self.action_mlp(torch.cat([a, read, pooled.unsqueeze(1).expand_as(a)], dim=-1))
-        return self.logit(z).squeeze(-1), self.q(z).squeeze(-1), self.value(pooled).squeeze(-1)
+        v_in = torch.cat([pooled, h[:, 0]], dim=-1) if self.value_global else pooled  # token 0 is the global token (never padding)
+        return self.logit(z).squeeze(-1), self.q(z).squeeze(-1), self.value(v_in).squeeze(-1)
 
     def distribution(self, state: torch.Tensor, actions: torch.Tensor, mask: torch.Tensor) -> tuple[MaskedCategorical, torch.Tensor, torch.Tensor]:
         """Return the masked policy, the Q-values and the value."""

@@ -6,7 +6,11 @@ the return a state can explain at all.
 
 ``python -m training.learner.probe fit [--credit round] [--lr 1e-3] [--steps 800]``: train V and Q of a fresh
 token network on 32 games' decisions and print the explained variance on 8 held-out games every 100 steps.
-These are measurements for docs/results/learner.md, not features: nothing here enters the learner's input.
+``python -m training.learner.probe grinch-fit [--tokens 1] [--credit pad] [--value-global]``: the same fit on Grinch
+(2 players, uniform random play): V of a fresh network on 48 games' decisions (4,032), explained variance on 16
+held-out games; ``--tokens 1`` rewrites the score-pad columns as tokens v1 had them (totals / 450, no lead, no
+banked margin), to measure what v2 changed.
+These are measurements for docs/results/learner*.md, not features: nothing here enters the learner's input.
 """
 
 from __future__ import annotations
@@ -70,10 +74,52 @@ def fit(credit: str, lr: float, minibatch: int, steps: int) -> None:
                   f"EV(Q) {explained_variance(qa, test.outcomes):.3f}", flush=True)
 
 
+def _as_tokens_v1(st: torch.Tensor) -> torch.Tensor:
+    """Return Grinch state tokens with the score-pad columns of tokens v1: totals / 450, no lead, no banked margin."""
+    from grinch_env.grinch import tokens as rt
+
+    st = st.clone()
+    d = rt.NUM_IDS
+    st[:, rt.S0:rt.S0 + 6, d + 16] *= 100 / 450
+    st[:, rt.S0:rt.S0 + 6, d + 17] = 0
+    st[:, rt.G0, d + rt.G_MARGIN] = 0
+    return st
+
+
+def grinch_fit(tokens: int, credit: str, value_global: bool, lr: float, minibatch: int, steps: int) -> None:
+    torch.manual_seed(0)
+    spec = get_game("grinch")
+    net = TokenNet(d_model=32, heads=4, ff=64, value_global=value_global)
+    rng = np.random.default_rng(0)
+    train = collect(spec.vector(num_envs=48, num_players=2, seed=0, reward_mode="margin"), net, "grinch", "dmc", rng, epsilon=1.0, credit=credit)
+    test = collect(spec.vector(num_envs=16, num_players=2, seed=1, reward_mode="margin"), net, "grinch", "dmc", rng, epsilon=1.0, credit=credit)
+    print(f"grinch tokens v{tokens} credit {credit} value_global {value_global}: {len(train.actions)} training decisions, "
+          f"{len(test.actions)} held out; target variance {train.returns.var():.4f}")
+    conv = _as_tokens_v1 if tokens == 1 else (lambda x: x)
+    opt = torch.optim.Adam(net.parameters(), lr=lr)
+    st_t, at_t = encode("grinch", test.obs)
+    st_t = conv(st_t)
+    start = time.process_time()
+    for step in range(1, steps + 1):
+        idx = rng.integers(0, len(train.actions), minibatch)
+        st, at = encode("grinch", train.obs[idx])
+        v = net(conv(st), at)[2]
+        loss = ((v - torch.from_numpy(train.returns[idx])) ** 2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        if step % 100 == 0:
+            with torch.no_grad():
+                v = net(st_t, at_t)[2].numpy()
+            print(f"step {step} cpu {time.process_time() - start:.0f}s held-out EV(V) {explained_variance(v, test.returns):.3f}", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m training.learner.probe", description=__doc__.split("\n\n")[0])
-    p.add_argument("probe", choices=["linear", "fit"])
-    p.add_argument("--credit", default="round", choices=["game", "round"])
+    p.add_argument("probe", choices=["linear", "fit", "grinch-fit"])
+    p.add_argument("--credit", default=None, choices=["game", "round", "pad"], help="default: round (Gnoming), game (Grinch)")
+    p.add_argument("--tokens", type=int, default=2, choices=[1, 2], help="grinch-fit: the score-pad columns of tokens v1 or v2")
+    p.add_argument("--value-global", action="store_true", help="grinch-fit: the value head reads the global token too")
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--minibatch", type=int, default=256)
     p.add_argument("--steps", type=int, default=800)
@@ -81,8 +127,10 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(1)
     if args.probe == "linear":
         linear()
+    elif args.probe == "fit":
+        fit(args.credit or "round", args.lr, args.minibatch, args.steps)
     else:
-        fit(args.credit, args.lr, args.minibatch, args.steps)
+        grinch_fit(args.tokens, args.credit or "game", args.value_global, args.lr, args.minibatch, args.steps)
     return 0
 
 

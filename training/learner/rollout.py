@@ -110,20 +110,86 @@ def round_episodes(obs: np.ndarray, seats: np.ndarray, active: np.ndarray, dones
     return new_dones, new_rewards
 
 
+def pad_rewards(potentials: np.ndarray, seats: np.ndarray, dones: np.ndarray, rewards: np.ndarray) -> np.ndarray:
+    """Return ``float32[T, B]``: each decision's potential-based shaped reward, the potential being the banked score-pad margin.
+
+    ``potentials[t, i]`` is the deciding seat's banked margin before decision
+    ``t`` (Grinch, ``grinch_env.grinch.tokens.banked_margin``).  A decision is
+    paid the change of its seat's potential until that seat's next decision;
+    the seat's last decision of the game is paid the game's reward less its
+    potential.  With ``gamma = 1`` a seat's rewards sum to its reward for the
+    game less its potential at its first decision, which is 0 (empty pads):
+    exactly the game's margin (Ng, Harada and Russell 1999: the optimal policy
+    is unchanged).  Decisions of an unfinished game get 0.
+    """
+    num_steps, num_envs = seats.shape
+    out = np.zeros((num_steps, num_envs), np.float32)
+    nxt = np.zeros((num_envs, rewards.shape[2]), np.float64)  # each seat's potential at its next decision (the reward at the end)
+    have = np.zeros(num_envs, bool)
+    envs = np.arange(num_envs)
+    for t in range(num_steps - 1, -1, -1):
+        ended = dones[t]
+        nxt[ended] = rewards[t][ended]
+        have |= ended
+        s = seats[t]
+        phi = potentials[t].astype(np.float64)
+        out[t] = np.where(have, nxt[envs, s] - phi, 0.0)
+        nxt[envs, s] = np.where(have, phi, nxt[envs, s])
+    return out
+
+
+def seat_gae_dense(values: np.ndarray, seats: np.ndarray, dones: np.ndarray, step_rewards: np.ndarray, gamma: float,
+                   gae_lambda: float) -> np.ndarray:
+    """Return ``float32[T, B]`` GAE advantages over each seat's own decisions with a reward on every decision.
+
+    As :func:`training.ppo.seat_gae`, but decision ``t`` is paid
+    ``step_rewards[t, i]`` (:func:`pad_rewards`) instead of only the seat's
+    last decision the terminal reward.  With ``values = 0`` and ``gamma =
+    gae_lambda = 1`` it returns each decision's return (the rewards of its
+    seat from it to the game's end).
+    """
+    num_steps, num_envs = values.shape
+    num_seats = int(seats.max()) + 1 if seats.size else 1
+    adv = np.zeros((num_steps, num_envs), np.float32)
+    next_value = np.zeros((num_envs, num_seats), np.float64)
+    next_adv = np.zeros((num_envs, num_seats), np.float64)
+    envs = np.arange(num_envs)
+    for t in range(num_steps - 1, -1, -1):
+        ended = dones[t]
+        next_value[ended] = 0.0
+        next_adv[ended] = 0.0
+        s = seats[t]
+        delta = step_rewards[t] + gamma * next_value[envs, s] - values[t]
+        a = delta + gamma * gae_lambda * next_adv[envs, s]
+        adv[t] = a
+        next_value[envs, s] = values[t]
+        next_adv[envs, s] = a
+    return adv
+
+
 def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generator, epsilon: float = 0.0,
             gamma: float = 1.0, gae_lambda: float = 0.95, credit: str = "game") -> Batch:
     """Return one rollout: every slot of ``engine`` plays one game from a fresh seed, all seats by ``net``.
 
     PPO samples the masked policy; DMC plays the masked argmax of Q, a uniform
     legal action with probability ``epsilon``.  ``credit="round"`` (Gnoming,
-    margin reward) makes every round its own episode (:func:`round_episodes`).
+    margin reward) makes every round its own episode (:func:`round_episodes`);
+    ``credit="pad"`` (Grinch, margin reward) pays every decision the change of
+    its seat's banked margin (:func:`pad_rewards`): the returns are the margin
+    still to come, ``outcomes`` stay the game's.
     """
     from training.ppo import seat_gae
 
     num_envs = engine.num_envs
     obs, mask, seat = engine.reset(seed=int(rng.integers(2**63)))
     active = np.ones(num_envs, bool)
-    rec: dict[str, list] = {k: [] for k in ("obs", "mask", "act", "logp", "val", "seat", "done", "rew", "active")}
+    if credit == "pad" and (game != "grinch" or engine.reward_mode != "margin"):
+        raise ValueError(f"credit='pad' needs Grinch with reward_mode='margin' (the banked margin is that reward so far), got {game!r} with {engine.reward_mode!r}")
+    if credit not in ("game", "round", "pad"):
+        raise ValueError(f"credit must be 'game', 'round' or 'pad', got {credit!r}")
+    rec: dict[str, list] = {k: [] for k in ("obs", "mask", "act", "logp", "val", "seat", "done", "rew", "active", "phi")}
+    if credit == "pad":
+        from grinch_env.grinch.tokens import banked_margin
     while active.any():
         idx = np.flatnonzero(active)
         st, at = encode(game, obs[idx])
@@ -149,6 +215,7 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
                 a[explore] = pick
             val[idx] = q.numpy()[np.arange(len(idx)), a]
             actions[idx] = a
+        rec["phi"].append(banked_margin(obs) if credit == "pad" else np.zeros(num_envs, np.float32))
         rec["obs"].append(obs.astype(np.float16))
         rec["mask"].append(mask.copy())
         rec["act"].append(actions)
@@ -166,19 +233,23 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
         if game != "gnoming" or engine.reward_mode != "margin":
             raise ValueError(f"credit='round' needs Gnoming with reward_mode='margin' (rounds are independent deals there), got {game!r} with {engine.reward_mode!r}")
         arr["done"], arr["rew"] = round_episodes(arr["obs"], arr["seat"], arr["active"], arr["done"], arr["rew"], engine.num_players)
-    elif credit != "game":
-        raise ValueError(f"credit must be 'game' or 'round', got {credit!r}")
-    returns, complete = final_returns(arr["seat"], arr["done"], arr["rew"])
-    if algo == "ppo":
+    outcomes, complete = final_returns(arr["seat"], arr["done"], arr["rew"])
+    returns = outcomes
+    if credit == "pad":
+        step = pad_rewards(arr["phi"], arr["seat"], arr["done"], arr["rew"])
+        returns = seat_gae_dense(np.zeros_like(arr["val"]), arr["seat"], arr["done"], step, 1.0, 1.0)  # the margin still to come
+        if algo == "ppo":
+            adv = seat_gae_dense(arr["val"], arr["seat"], arr["done"], step, gamma, gae_lambda)
+    elif algo == "ppo":
         adv, _ = seat_gae(arr["val"], arr["seat"], arr["done"], arr["rew"], gamma, gae_lambda)
-    else:
+    if algo != "ppo":
         adv = returns - arr["val"]
     keep = arr["active"] & complete
     ret = (adv + arr["val"]) if algo == "ppo" else returns
     return Batch(
         obs=arr["obs"][keep], masks=arr["mask"][keep], actions=arr["act"][keep], logprobs=arr["logp"][keep],
         values=arr["val"][keep], returns=ret[keep].astype(np.float32), advantages=adv[keep].astype(np.float32),
-        outcomes=returns[keep],
+        outcomes=outcomes[keep],
         games=games, steps=int(arr["active"].sum()),
     )
 
@@ -252,4 +323,5 @@ class LearnerAgent:
         return f"LearnerAgent(name={self.name!r}, game={self.game!r}, algo={self.algo!r})"
 
 
-__all__ = ["Batch", "LearnerAgent", "collect", "encode", "final_returns", "greedy_actions", "match_batch", "tokens_module"]
+__all__ = ["Batch", "LearnerAgent", "collect", "encode", "final_returns", "greedy_actions", "match_batch", "pad_rewards", "seat_gae_dense",
+           "tokens_module"]

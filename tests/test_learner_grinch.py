@@ -1,0 +1,126 @@
+"""Diagnosis tests of the learner on the Grinch: tokens v2 read the score pads, and the pad credit pays exactly the game's margin."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from grinch_env.games import get_game
+from grinch_env.gnoming import tokens as gnoming_tokens
+from grinch_env.grinch import tokens as rt
+from grinch_env.grinch.game import Game
+from training.learner.config import load_config
+from training.learner.net import TokenNet
+from training.learner.rollout import collect, pad_rewards, seat_gae_dense
+
+
+def _pads(totals: list[int]) -> Game:
+    """A 3-player game at its first decision whose score pads hold ``totals`` (each in one row: Match, Run, 1st suit)."""
+    game = Game(3, rng=0)
+    for seat, (row, points) in enumerate(zip((5, 6, 0), totals)):
+        game.score_sheet[seat][row] = points
+        game.totals[seat] = points
+    return game
+
+
+def test_tokens_v2_read_totals_lead_and_banked_margin_in_points_over_100():
+    assert rt.TOKENS_VERSION == 2 and gnoming_tokens.TOKENS_VERSION == 2
+    game = _pads([40, 25, 61])
+    d = rt.NUM_IDS
+    st = rt.state_tokens(game, 0)
+    seats = st[rt.S0:rt.S0 + 3]
+    np.testing.assert_allclose(seats[:, d + 16], [0.40, 0.25, 0.61], atol=1e-6)  # totals / 100 (v1: / 450)
+    np.testing.assert_allclose(seats[:, d + 17] * 100, [-21, -36, 21], atol=1e-4)  # lead over the best other seat
+    assert st[rt.G0, d + rt.G_MARGIN] == pytest.approx((40 - (25 + 61) / 2) / 100)  # -0.03
+    assert not st[rt.S0 + 3:rt.S0 + 6, d:].any()  # seats 3..5 are not at a table of 3
+    # seat 1 sees itself first, then seat 2, then seat 0
+    st1 = rt.state_tokens(game, 1)
+    np.testing.assert_allclose(st1[rt.S0:rt.S0 + 3, d + 16], [0.25, 0.61, 0.40], atol=1e-6)
+    np.testing.assert_allclose(st1[rt.S0:rt.S0 + 3, d + 17] * 100, [-36, 21, -21], atol=1e-4)
+    assert st1[rt.G0, d + rt.G_MARGIN] == pytest.approx((25 - (61 + 40) / 2) / 100)  # -0.255
+    # the rows: used flags and points / 75 (unchanged from v1)
+    assert seats[0, d + 2 + 5] == 1 and seats[0, d + 9 + 5] == pytest.approx(40 / 75)
+    # banked_margin reads the same number from float16 observations (how the rollout stores them)
+    from grinch_env.grinch import encoding as enc
+
+    obs = np.stack([enc.encode(game, s) for s in range(3)]).astype(np.float16)
+    np.testing.assert_allclose(rt.banked_margin(obs), [-0.03, -0.255, (61 - 32.5) / 100], atol=1e-6)
+
+
+def test_pad_rewards_by_hand_sum_to_the_game_margin():
+    # Slot 0: seats 0,1,0,1,0, the game ends with t=4 (seat 0 +0.3, seat 1 -0.3), then one step of a finished slot.
+    # Slot 1: a game still running at the end (no reward: every decision gets 0).
+    seats = np.array([[0, 0], [1, 1], [0, 0], [1, 1], [0, 0], [1, 1]])
+    dones = np.zeros((6, 2), bool)
+    dones[4, 0] = True
+    rewards = np.zeros((6, 2, 2), np.float32)
+    rewards[4, 0] = [0.3, -0.3]
+    phi = np.array([[0.0, 0.0], [0.0, 0.0], [0.10, 0.5], [-0.10, 0.5], [0.25, 0.5], [9.0, 9.0]], np.float32)
+    step = pad_rewards(phi, seats, dones, rewards)
+    # seat 0: 0.10 - 0, 0.25 - 0.10, 0.3 - 0.25; seat 1: -0.10 - 0, -0.3 - (-0.10)
+    np.testing.assert_allclose(step[:, 0], [0.10, -0.10, 0.15, -0.20, 0.05, 0.0], atol=1e-6)
+    np.testing.assert_array_equal(step[:, 1], np.zeros(6))
+    assert step[[0, 2, 4], 0].sum() == pytest.approx(0.3) and step[[1, 3], 0].sum() == pytest.approx(-0.3)
+    # returns (values 0, gamma = lambda = 1): the margin still to come = the game's margin less the banked one
+    ret = seat_gae_dense(np.zeros((6, 2), np.float32), seats, dones, step, 1.0, 1.0)
+    np.testing.assert_allclose(ret[:5, 0], [0.3, -0.3, 0.2, -0.2, 0.05], atol=1e-6)
+    # GAE by hand, gamma 1, lambda 0.5, values v = [0.1, -0.2, 0.05, -0.1, 0.0]:
+    # seat 0: d4 = 0.05, A4 = 0.05; d2 = 0.15 + 0 - 0.05 = 0.10, A2 = 0.125; d0 = 0.10 + 0.05 - 0.1 = 0.05, A0 = 0.1125
+    # seat 1: d3 = -0.2 + 0.1 = -0.1, A3 = -0.1; d1 = -0.10 - 0.1 + 0.2 = 0.0, A1 = -0.05
+    values = np.zeros((6, 2), np.float32)
+    values[:5, 0] = [0.1, -0.2, 0.05, -0.1, 0.0]
+    adv = seat_gae_dense(values, seats, dones, step, 1.0, 0.5)
+    np.testing.assert_allclose(adv[:5, 0], [0.1125, -0.05, 0.125, -0.1, 0.05], atol=1e-6)
+
+
+@pytest.mark.parametrize("n,algo", [(2, "dmc"), (3, "ppo"), (5, "dmc")])
+def test_pad_credit_returns_are_the_margin_still_to_come(n, algo):
+    """On real games: every decision's return is the game's margin less its seat's banked margin, and the first is the margin."""
+    torch.manual_seed(0)
+    net = TokenNet(d_model=16, heads=2, ff=16, value_global=True)
+    engine = get_game("grinch").vector(num_envs=3, num_players=n, seed=0, reward_mode="margin")
+    batch = collect(engine, net, "grinch", algo, np.random.default_rng(n), epsilon=1.0, gae_lambda=1.0, credit="pad")
+    phi = rt.banked_margin(batch.obs.astype(np.float32))
+    assert batch.games == 3 and np.abs(phi).max() > 0.1  # the pads do fill
+    np.testing.assert_allclose(batch.returns, batch.outcomes - phi, atol=2e-5)
+    # the first decisions (pads empty) are paid exactly the game's margin, which sums to 0 over a table
+    first = phi == 0
+    np.testing.assert_allclose(batch.returns[:3 * n][first[:3 * n]], batch.outcomes[:3 * n][first[:3 * n]], atol=2e-5)
+    assert batch.outcomes.reshape(-1)[:3 * n].sum() == pytest.approx(0.0, abs=1e-5)
+
+
+def test_pad_credit_config_is_grinch_margin_only():
+    assert load_config(None, ["game=grinch", "num_players=2", "credit=pad"]).credit == "pad"
+    with pytest.raises(ValueError, match="credit='pad' needs game=grinch and reward_mode=margin"):
+        load_config(None, ["game=gnoming", "credit=pad"])
+    with pytest.raises(ValueError, match="credit='pad' needs game=grinch and reward_mode=margin"):
+        load_config(None, ["game=grinch", "num_players=2", "credit=pad", "reward_mode=win"])
+    engine = get_game("grinch").vector(num_envs=1, num_players=2, seed=0, reward_mode="win")
+    with pytest.raises(ValueError, match="credit='pad' needs Grinch with reward_mode='margin'"):
+        collect(engine, TokenNet(d_model=16, heads=2, ff=16), "grinch", "ppo", np.random.default_rng(0), credit="pad")
+
+
+def test_value_global_reads_the_global_token():
+    torch.manual_seed(0)
+    net = TokenNet(d_model=16, heads=2, ff=16, value_global=True)
+    assert net.value[0].in_features == 32 and TokenNet(d_model=16, heads=2, ff=16).value[0].in_features == 16
+    from grinch_env.grinch import encoding as enc
+
+    st, at = (torch.from_numpy(x) for x in rt.encode_batch(enc.encode(_pads([40, 25, 61]), 0)[None]))
+    with torch.no_grad():
+        net.value[0].weight[:, :16] = 0  # blind to the pooled state: the value comes from the global token alone
+        v0 = net(st, at)[2]
+        st2 = st.clone()
+        st2[:, rt.G0, rt.NUM_IDS + rt.G_MARGIN] = 0.5
+        assert net(st2, at)[2] != v0
+
+
+def test_pad_credit_with_every_table_size_in_one_rollout():
+    """The long config's mixed tables (2-6 players in one engine): each seat's banked margin uses its own table's size."""
+    torch.manual_seed(0)
+    engine = get_game("grinch").vector(num_envs=5, num_players=[2, 3, 4, 5, 6], seed=0, reward_mode="margin")
+    batch = collect(engine, TokenNet(d_model=16, heads=2, ff=16, value_global=True), "grinch", "ppo", np.random.default_rng(0),
+                    gae_lambda=1.0, credit="pad")
+    assert batch.games == 5
+    np.testing.assert_allclose(batch.returns, batch.outcomes - rt.banked_margin(batch.obs.astype(np.float32)), atol=2e-5)
