@@ -72,6 +72,35 @@ def test_the_readme_results_table_quotes_expert_iteration_and_names_the_shipped_
         assert match["opponent"] == "expectimax" and match["games"] == int(cells[4]) and f"--seed {match['seed']}" in cells[5]
         assert _cell(match["all"]["win_rate"], match["all"]["ci95"], match["players"]) in cells[3]
     rows = _readme_rows()
-    assert set(rows) == set(SHIPPED) | {"expert_iteration/gen_1"}
+    assert set(rows) == set(SHIPPED) | {"expert_iteration/gen_1", LEARNER}
     assert [run for run, cells in rows.items() if "(shipped)" in cells[0]] == ["distill_lookahead", "gnoming_finetune"]
     assert load_agent(ROOT / "checkpoints" / "distill_lookahead").name == "distill_lookahead/best"
+
+
+LEARNER = "learner_gnoming_long_106min"  # the general learner's long Gnoming run at 106 CPU-min (its latest.pt then)
+
+
+def test_the_shipped_learner_loads_plays_every_size_and_the_readme_quotes_its_report():
+    import torch
+
+    from training.learner.config import LearnerConfig
+    from training.learner.config import load_config as load_learner_config
+    from training.learner.formats import RUN_FORMAT
+
+    run_dir = ROOT / "checkpoints" / LEARNER
+    ckpt = torch.load(run_dir / "latest.pt", map_location="cpu", weights_only=False)
+    assert (ckpt["format"], ckpt["iteration"], ckpt["config"]["num_players"]) == (RUN_FORMAT, 167, [3, 4, 5, 6, 7])
+    stored = LearnerConfig.model_validate(yaml.safe_load((run_dir / "config.yaml").read_text()))
+    assert stored == LearnerConfig.model_validate(ckpt["config"]) == load_learner_config(ROOT / "configs" / "learner_gnoming_long.yaml", [])
+    for n in (3, 7):
+        result = evaluate([str(run_dir), "random"], num_players=n, num_games=1, seed=0, game="gnoming")
+        assert result.agents == [LEARNER, "random"] and result.num_games == 1
+    summary = json.loads((run_dir / "report" / "summary.json").read_text())
+    assert sorted(summary) == [f"greedy@{n}p" for n in (3, 4, 5, 6, 7)]
+    cells = _readme_rows()[LEARNER]
+    assert cells[1] == "Gnoming" and cells[4] == "1200" and f"--report checkpoints/{LEARNER} " in cells[5]
+    for key, got in summary.items():
+        n = got["num_players"]
+        assert got["games"] == 1200 and got["win_rate_ci"][0] > 1 / n  # above parity with its interval, at every size
+        assert _cell(got["win_rate"], got["win_rate_ci"], n) in cells[2]
+        assert f"{got['win_rate']:.3f}" in (run_dir / "report" / f"vs_greedy_{n}p.txt").read_text()
