@@ -161,6 +161,7 @@ class NetSearch:
         self.net, self.game, self.algo, self.credit, self.reward_mode = net, game, algo, credit, reward_mode
         self.samples, self.top_k, self.horizon = samples, top_k, horizon
         self.rules = RULES[game]()
+        self.own_turn_leaf = True  # False: horizon=0 reads the value head right after the candidate whoever is to act (the old search; diagnosis only)
         self.last: dict[str, Any] = {}  # candidates, their mean values and the prior order of the last searched decision
 
     def _forward(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -211,7 +212,7 @@ class NetSearch:
                         values[i] = self._margin(g, me)
                     else:
                         read_v.append(i)
-                elif isinstance(horizon, int) and steps[i] >= horizon and (g.current == me or horizon == 0):
+                elif isinstance(horizon, int) and steps[i] >= horizon and (g.current == me or (horizon == 0 and not self.own_turn_leaf)):
                     read_v.append(i)
                 else:
                     play.append(i)
