@@ -88,7 +88,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name}: argmax = prior's first {prior:.3f}; = MC argmax {agree:.3f}; corr with MC: raw {raw:.3f}, within-decision {corr:.3f}; "
               f"prior kept by phase {phases}")
         bias = np.mean([(r[name] - r["mc"]).mean() for r in rows])
-        print(f"    mean (leaf - MC) {bias:+.4f}")
+        spread = np.mean([r[name].std() for r in rows])
+        print(f"    mean (leaf - MC) {bias:+.4f}; mean spread of the candidates' values within a decision (std) {spread:.4f}")
     print("phases", dict(by_phase), "decisions where a candidate ends the round:", sum(r["ends"] > 0 for r in rows))
     return 0
 
