@@ -166,7 +166,7 @@ def test_bad_options_say_what_is_allowed(tmp_path):
         f"{run}:search=2": f"learner checkpoint {file!r}: search must be 0 or 1",
         f"{run}:search=1,samples=0": f"learner checkpoint {file!r}: samples must be an int >= 1",
         f"{run}:search=1,top_k=x": f"learner checkpoint {file!r}: top_k must be an int >= 1",
-        f"{run}:search=1,horizon=turn": f"learner checkpoint {file!r}: horizon must be an int >= 0 (decisions played before the value head is read; 0: right after the candidate; default 8), "
+        f"{run}:search=1,horizon=turn": f"learner checkpoint {file!r}: horizon must be an int >= 0 (decisions played before the value head is read at the searcher's own turn; 0: its first own decision after the candidate; default 8), "
                                         "'round' (to the round's end) or 'end' (to the game's end), got 'turn'",
     }
     for spec, message in cases.items():
