@@ -166,7 +166,7 @@ def test_bad_options_say_what_is_allowed(tmp_path):
         f"{run}:search=2": f"learner checkpoint {file!r}: search must be 0 or 1",
         f"{run}:search=1,samples=0": f"learner checkpoint {file!r}: samples must be an int >= 1",
         f"{run}:search=1,top_k=x": f"learner checkpoint {file!r}: top_k must be an int >= 1",
-        f"{run}:search=1,horizon=turn": f"learner checkpoint {file!r}: horizon must be an int >= 0 (decisions played before the value head is read; 0: right after the candidate; default 8), "
+        f"{run}:search=1,horizon=turn": f"learner checkpoint {file!r}: horizon must be an int >= 0 (decisions played before the value head is read at the searcher's own turn; 0: its first own decision after the candidate; default 8), "
                                         "'round' (to the round's end) or 'end' (to the game's end), got 'turn'",
     }
     for spec, message in cases.items():
@@ -213,3 +213,28 @@ def test_grinch_games_play_through_with_network_rollouts(tmp_path, horizon):
     res = evaluate([agent, "greedy"], num_players=2, num_games=1, seed=0, game="grinch")
     assert res.num_games == 1 and sum(a["seat_games"] for a in res.per_agent.values()) == 2
     assert agent.search.last["values"] is not None and len(agent.search.last["values"]) == 2
+
+
+def test_horizon_0_reads_the_value_head_at_the_searchers_own_turn():
+    """Gnoming at 3 players, seed 2, every seat playing its lowest legal action: seat 0's discard (action 12) passes
+    the turn, then seat 1 draws (9), plays (0), discards (12), seat 2 the same, and seat 0 is to act again (draw).
+
+    The value head was trained only on observations of the seat to act, so ``horizon=0`` plays the other seats on
+    with the policy and reads it at seat 0's draw, not right after the discard (where seat 1 is to act)."""
+    from grinch_env.gnoming.game import Game
+
+    g = Game(3, rng=2)
+    for _ in range(8):
+        g.step(min(g.legal_actions()))
+    assert (g.current, str(g.phase), g.legal_actions()) == (0, "discard", [12, 13])
+    g.step(12)
+    assert g.current == 1
+    for own_turn, seen in ((True, [(1, 1)] * 3 + [(2, 2)] * 3 + [(0, 0)]), (False, [(1, 0)])):
+        search = NetSearch(PriorNet(0, value=0.25), "gnoming", "ppo", credit="round", samples=1, top_k=2, horizon=0)
+        search.own_turn_leaf = own_turn
+        calls, observe = [], search.rules.observe
+        search.rules.observe = lambda game, seat, calls=calls, observe=observe: calls.append((game.current, seat)) or observe(game, seat)
+        leaf = g.clone()
+        assert search.rollout([leaf], 0, 0).tolist() == [0.25]  # the value head's 0.25 plus the zero totals' margin 0
+        assert calls == seen  # (seat to act, seat observed) at every network call
+        assert (leaf.current, str(leaf.phase)) == ((0, "draw") if own_turn else (1, "draw"))

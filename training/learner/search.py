@@ -18,8 +18,8 @@ At a decision with two or more legal actions, :class:`NetSearchAgent`
    run's ``reward_mode``), the round's end (``horizon=round``), or, with an
    integer ``horizon = H >= 1``, the searcher's first decision after ``H``
    decisions (so the value head reads a position of the kind it was trained
-   on), with ``H = 0`` right after the candidate (a one-ply search over
-   determinisations: the cheapest); there the value is the network's value
+   on), with ``H = 0`` the searcher's first own decision after the candidate
+   (the other seats played on with the policy: the cheapest); there the value is the network's value
    head read from the searcher's seat, plus the margin of the
    totals so far for a run trained with ``credit=round`` (its value head
    predicts the current round's margin only);
@@ -59,7 +59,7 @@ ALLOWED_OPTIONS = {
     "search": "0 or 1 (1: the network-guided search; 0: the network's greedy choice)",
     "samples": "an int >= 1: determinisations per candidate action (default 8)",
     "top_k": "an int >= 1: candidates, the network's top_k legal actions (default 3)",
-    "horizon": "an int >= 0 (decisions played before the value head is read; 0: right after the candidate; default 8), 'round' (to the round's end) or 'end' (to the game's end)",
+    "horizon": "an int >= 0 (decisions played before the value head is read at the searcher's own turn; 0: its first own decision after the candidate; default 8), 'round' (to the round's end) or 'end' (to the game's end)",
     "trust": "0 or 1 (accepted for every checkpoint; a learner checkpoint holds only tensors)",
 }
 
@@ -161,6 +161,7 @@ class NetSearch:
         self.net, self.game, self.algo, self.credit, self.reward_mode = net, game, algo, credit, reward_mode
         self.samples, self.top_k, self.horizon = samples, top_k, horizon
         self.rules = RULES[game]()
+        self.own_turn_leaf = True  # False: horizon=0 reads the value head right after the candidate whoever is to act (the old search; diagnosis only)
         self.last: dict[str, Any] = {}  # candidates, their mean values and the prior order of the last searched decision
 
     def _forward(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -211,7 +212,7 @@ class NetSearch:
                         values[i] = self._margin(g, me)
                     else:
                         read_v.append(i)
-                elif isinstance(horizon, int) and steps[i] >= horizon and (g.current == me or horizon == 0):
+                elif isinstance(horizon, int) and steps[i] >= horizon and (g.current == me or (horizon == 0 and not self.own_turn_leaf)):
                     read_v.append(i)
                 else:
                     play.append(i)
