@@ -238,3 +238,23 @@ def test_horizon_0_reads_the_value_head_at_the_searchers_own_turn():
         assert search.rollout([leaf], 0, 0).tolist() == [0.25]  # the value head's 0.25 plus the zero totals' margin 0
         assert calls == seen  # (seat to act, seat observed) at every network call
         assert (leaf.current, str(leaf.phase)) == ((0, "draw") if own_turn else (1, "draw"))
+
+
+def test_a_pad_credit_leaf_adds_the_banked_score_pad_margin():
+    """The Grinch at 2 players, seed 5 played at random to round 1's first discard (seat 0 to act, pads 17 to 0): a
+    pad-credit value head predicts the margin still to come, so its leaf is V + (17 - 0) / 100; whole-game credit's is V."""
+    from grinch_env.grinch import encoding as enc
+    from grinch_env.grinch.game import Game
+    from grinch_env.grinch.scoring import resolve_layout
+
+    g = Game(2, rng=5)
+    r = np.random.default_rng(5)
+    while not (g.round == 1 and str(g.phase) != "score" and len(g.legal_actions()) >= 2):
+        g.step(int(r.choice(g.legal_actions())))
+    assert (g.current, str(g.phase), g.totals, g.legal_actions()) == (0, "discard", [17, 0], [6, 10, 18, 34])
+    obs = enc.encode(g, 0, enc.Scales(resolve_layout("standard")))
+    mask = np.frombuffer(bytes(g.legal_mask()), np.int8).astype(bool)
+    for credit, leaf in (("pad", 0.25 + 0.17), ("game", 0.25)):
+        search = NetSearch(PriorNet(18, value=0.25), "grinch", "ppo", credit=credit, reward_mode="margin", samples=2, top_k=3, horizon=0)
+        assert search.choose(obs, mask, np.random.default_rng(0)) == 18
+        assert search.last["candidates"] == [18, 6, 10] and search.last["values"] == pytest.approx([leaf] * 3)

@@ -93,7 +93,7 @@ def _stop_after_parse(monkeypatch: pytest.MonkeyPatch) -> None:
 def check_paths(args: list[str]) -> None:
     """Fail for a repository path in ``args`` that does not exist (configs, checkpoints, benchmarks, tests, docs)."""
     for arg in args:
-        for piece in re.split(r"[,=]", arg):
+        for piece in re.split(r"[,=:]", arg):  # ":" ends an agent spec's path (PATH:search=1,...)
             if re.match(r"(configs|checkpoints|benchmarks|tests|docs)/", piece) and piece.rstrip("/") not in MADE_BY_AN_EARLIER_COMMAND:
                 assert (ROOT / piece).exists(), f"{piece} does not exist"
 

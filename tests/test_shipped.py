@@ -101,6 +101,6 @@ def test_the_shipped_learner_loads_plays_every_size_and_the_readme_quotes_its_re
     assert cells[1] == "Gnoming" and cells[4] == "1200" and f"--report checkpoints/{LEARNER} " in cells[5]
     for key, got in summary.items():
         n = got["num_players"]
-        assert got["games"] == 1200 and got["win_rate_ci"][0] > 1 / n  # above parity with its interval, at every size
+        assert key == f"greedy@{n}p" and got["games"] == 1200 and got["win_rate_ci"][0] > 1 / n  # above parity with its interval, at every size
         assert _cell(got["win_rate"], got["win_rate_ci"], n) in cells[2]
         assert f"{got['win_rate']:.3f}" in (run_dir / "report" / f"vs_greedy_{n}p.txt").read_text()

@@ -22,7 +22,8 @@ At a decision with two or more legal actions, :class:`NetSearchAgent`
    (the other seats played on with the policy: the cheapest); there the value is the network's value
    head read from the searcher's seat, plus the margin of the
    totals so far for a run trained with ``credit=round`` (its value head
-   predicts the current round's margin only);
+   predicts the current round's margin only) or ``credit=pad`` (the Grinch: it
+   predicts the margin still to come on top of the banked score pads);
 5. plays the candidate with the highest mean value (ties: the prior's order).
 
 ``top_k=1`` is the network's own greedy choice (no search).  Cost grows with
@@ -221,7 +222,10 @@ class NetSearch:
                 for i, val in zip(read_v, v):
                     g = games[i]
                     mid_round = g.round == start_round
-                    values[i] = float(val) + (self._margin(g, me) if self.credit == "round" and mid_round else 0.0)
+                    # round credit: V is the current round's margin, on top of the totals; pad credit: V is the margin still to
+                    # come, on top of the banked score pads (grinch_env.grinch.tokens.banked_margin); game credit: V is all of it
+                    banked = self.credit == "pad" or (self.credit == "round" and mid_round)
+                    values[i] = float(val) + (self._margin(g, me) if banked else 0.0)
             if play:
                 obs = np.stack([self.rules.observe(games[i], games[i].current) for i in play])
                 masks = np.stack([np.frombuffer(bytes(games[i].legal_mask()), np.int8) for i in play]).astype(bool)
