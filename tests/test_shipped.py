@@ -96,8 +96,10 @@ def test_the_shipped_learner_loads_plays_every_size_and_the_readme_quotes_its_re
         result = evaluate([str(run_dir), "random"], num_players=n, num_games=1, seed=0, game="gnoming")
         assert result.agents == [LEARNER, "random"] and result.num_games == 1
     summary = json.loads((run_dir / "report" / "summary.json").read_text())
-    assert sorted(summary) == [f"greedy@{n}p" for n in (3, 4, 5, 6, 7)]
     cells = _readme_rows()[LEARNER]
+    assert sorted(summary) == [f"greedy@{n}p" for n in (3, 4, 5, 6, 7)] + ["search@3p"]
+    search = summary.pop("search@3p")  # under search's parity: the network alone does not beat search yet
+    assert search["games"] == 1200 and search["win_rate_ci"][1] < 1 / 3 and _cell(search["win_rate"], search["win_rate_ci"], 3) in cells[3]
     assert cells[1] == "Gnoming" and cells[4] == "1200" and f"--report checkpoints/{LEARNER} " in cells[5]
     for key, got in summary.items():
         n = got["num_players"]
