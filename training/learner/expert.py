@@ -47,7 +47,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from torch import nn
 
 from grinch_env.games import get_game
-from training.learner.formats import EXPERT_FORMAT, LATEST
+from training.learner.formats import EXPERT_FORMAT, LATEST, read_run_file
 from training.learner.net import TokenNet
 from training.learner.rollout import encode, match_batch, tokens_module
 from training.learner.search import HORIZON_WORDS, NetSearch
@@ -200,14 +200,7 @@ class ExpertRun:
 
     @classmethod
     def load(cls, path: str | Path, overrides: list[str] | None = None) -> ExpertRun:
-        path = Path(path)
-        if path.is_dir():
-            path = path / LATEST
-        if not path.is_file():
-            raise ValueError(f"cannot resume: {path} does not exist (give an expert run directory or its {LATEST})")
-        ckpt = torch.load(path, map_location="cpu", weights_only=False)
-        if ckpt.get("format") != EXPERT_FORMAT:
-            raise ValueError(f"{path} is not an expert-iteration checkpoint (format {ckpt.get('format')!r}, expected {EXPERT_FORMAT!r})")
+        ckpt, path = read_run_file(path, EXPERT_FORMAT, f"give an expert run directory or its {LATEST}", "an expert-iteration checkpoint")
         data = ckpt["expert_config"]
         from training.learner.config import _set
 

@@ -35,7 +35,7 @@ import torch
 
 from training.learner.algos import dmc_update, ppo_update
 from training.learner.config import LearnerConfig, load_config
-from training.learner.formats import LATEST, RUN_FORMAT
+from training.learner.formats import LATEST, RUN_FORMAT, read_run_file
 from training.learner.net import TokenNet
 from training.learner.rollout import LearnerAgent, collect, match_batch, tokens_module
 
@@ -92,14 +92,7 @@ class Trainer:
     @classmethod
     def load(cls, path: str | Path, overrides: list[str] | None = None) -> Trainer:
         """Return the trainer saved at ``path`` (a ``.pt`` or a run directory); ``overrides`` may change budgets (``max_seconds=...``)."""
-        path = Path(path)
-        if path.is_dir():
-            path = path / LATEST
-        if not path.is_file():
-            raise ValueError(f"cannot resume: {path} does not exist (give a run directory holding {LATEST} or the .pt file)")
-        ckpt = torch.load(path, map_location="cpu", weights_only=False)
-        if ckpt.get("format") != RUN_FORMAT:
-            raise ValueError(f"{path} is not a learner checkpoint (format {ckpt.get('format')!r}, expected {RUN_FORMAT!r})")
+        ckpt, path = read_run_file(path, RUN_FORMAT, f"give a run directory holding {LATEST} or the .pt file", "a learner checkpoint")
         data = ckpt["config"]
         want = tokens_module(data["game"]).TOKENS_VERSION
         if ckpt.get("tokens_version", 1) != want:
