@@ -46,13 +46,24 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--samples", type=int, default=8)
     p.add_argument("--top_k", type=int, default=3)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--decisions", type=int, default=None, help="diagnose at most this many decisions, then play on without (default: all)")
     args = p.parse_args(argv)
     torch.set_num_threads(1)
     net, cfg, _ = load_learner(args.agent)
     net.eval()
-    kw = dict(game=cfg["game"], algo=cfg["algo"], credit=cfg.get("credit", "game"), reward_mode=cfg.get("reward_mode", "margin"),
-              samples=args.samples, top_k=args.top_k)
-    leaves = {"h0_old": NetSearch(net, horizon=0, **kw), "h0_own": NetSearch(net, horizon=0, **kw), "mc": NetSearch(net, horizon="round", **kw)}
+    kw = dict(
+        game=cfg["game"],
+        algo=cfg["algo"],
+        credit=cfg.get("credit", "game"),
+        reward_mode=cfg.get("reward_mode", "margin"),
+        samples=args.samples,
+        top_k=args.top_k,
+    )
+    leaves = {
+        "h0_old": NetSearch(net, horizon=0, **kw),
+        "h0_own": NetSearch(net, horizon=0, **kw),
+        "mc": NetSearch(net, horizon="round", **kw),
+    }
     leaves["h0_old"].own_turn_leaf = False  # the search before the fix
     agent = make_agent(args.agent, seed=args.seed, num_players=3, game=cfg["game"])
     rows: list[dict] = []
@@ -61,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def act(observation, action_mask):
         obs, mask = np.asarray(observation, np.float32), np.asarray(action_mask).astype(bool)
-        if mask.sum() >= 2:
+        if mask.sum() >= 2 and (args.decisions is None or len(rows) < args.decisions):
             order = leaves["mc"].prior(obs, mask)
             cands = order[: args.top_k]
             seeds = rng.integers(2**62, size=args.samples)
@@ -73,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
 
     agent.act = act
     evaluate([agent, "greedy", "greedy"], num_players=3, num_games=args.games, seed=args.seed, game=cfg["game"])
-    print(f"{len(rows)} decisions with >= 2 legal actions, {args.games} games, samples={args.samples}, top_k={args.top_k}")
+    print(f"{len(rows)} decisions with >= 2 legal actions diagnosed, {args.games} games, samples={args.samples}, top_k={args.top_k}")
     by_phase = collections.Counter(r["phase"] for r in rows)
     mc_best = [int(np.argmax(r["mc"])) for r in rows]
     for name in ("h0_old", "h0_own", "mc"):
@@ -85,8 +96,10 @@ def main(argv: list[str] | None = None) -> int:
         prior = np.mean([b == 0 for b in best])
         agree = np.mean([b == m for b, m in zip(best, mc_best)])
         phases = {ph: f"{np.mean([b == 0 for b, r in zip(best, rows) if r['phase'] == ph]):.2f}" for ph in by_phase}
-        print(f"{name}: argmax = prior's first {prior:.3f}; = MC argmax {agree:.3f}; corr with MC: raw {raw:.3f}, within-decision {corr:.3f}; "
-              f"prior kept by phase {phases}")
+        print(
+            f"{name}: argmax = prior's first {prior:.3f}; = MC argmax {agree:.3f}; corr with MC: raw {raw:.3f}, within-decision {corr:.3f}; "
+            f"prior kept by phase {phases}"
+        )
         bias = np.mean([(r[name] - r["mc"]).mean() for r in rows])
         spread = np.mean([r[name].std() for r in rows])
         print(f"    mean (leaf - MC) {bias:+.4f}; mean spread of the candidates' values within a decision (std) {spread:.4f}")
