@@ -257,7 +257,7 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
 def greedy_actions(net: TokenNet, game: str, algo: str, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Return the network's deterministic choices: the masked argmax of the logits (PPO) or of Q (DMC)."""
     st, at = encode(game, obs)
-    with torch.no_grad():
+    with torch.inference_mode():
         logits, q, _ = net(st, at)
     scores = logits if algo == "ppo" else q
     m = torch.from_numpy(np.asarray(mask).astype(bool))
