@@ -198,6 +198,11 @@ def test_one_run_trains_and_reports_on_several_table_sizes(tmp_path):
     assert main(["--report", str(tmp_path / "copy"), "--final-games", "2", "--set", "eval.final_opponents=[greedy]"]) == 0
     copied = json.loads((tmp_path / "copy" / "report" / "summary.json").read_text())
     assert sorted(copied) == ["greedy@2p", "greedy@3p"] and copied["greedy@3p"]["games"] == 2
+    # a second report into the same directory adds its matches and keeps the earlier ones
+    assert main(["--report", str(tmp_path / "copy"), "--final-games", "3", "--set", "eval.final_opponents=[random]", "--set", "num_players=[3, 2]"]) == 0
+    merged = json.loads((tmp_path / "copy" / "report" / "summary.json").read_text())
+    assert sorted(merged) == ["greedy@2p", "greedy@3p", "random@2p", "random@3p"]
+    assert [merged[k]["games"] for k in sorted(merged)] == [2, 2, 3, 3]
     assert sorted(json.loads((tmp_path / "ppo" / "report" / "summary.json").read_text())) == ["random@2p", "random@3p"]
 
 

@@ -224,6 +224,9 @@ def final_report(trainer: Trainer, games: int, seed: int = 4242, report: Path | 
     ``report`` defaults to the run directory's ``report/``.  One match per
     final opponent and table size; ``summary.json`` maps ``"<opponent>"`` (one
     table size) or ``"<opponent>@<n>p"`` (several) to the learner's result.
+    A report directory that already holds a ``summary.json`` keeps its other
+    matches: a second report with other opponents (or ``num_players``) adds
+    its keys, one with the same opponent and size replaces that entry.
     """
     from grinch_env.evaluation.evaluate import evaluate
 
@@ -232,6 +235,8 @@ def final_report(trainer: Trainer, games: int, seed: int = 4242, report: Path | 
     out: dict[str, Any] = {}
     report = cfg.run_dir / "report" if report is None else Path(report)
     report.mkdir(parents=True, exist_ok=True)
+    earlier = report / "summary.json"
+    kept = json.loads(earlier.read_text()) if earlier.exists() else {}
     multi = len(cfg.table_sizes) > 1
     for n in cfg.table_sizes:
         for opp in cfg.eval.final_opponents or cfg.eval.opponents:
@@ -242,7 +247,7 @@ def final_report(trainer: Trainer, games: int, seed: int = 4242, report: Path | 
                         "mean_score": a["mean_score"], "parity": 1.0 / n}
             (report / (f"vs_{opp}_{n}p.txt" if multi else f"vs_{opp}.txt")).write_text(res.table() + "\n")
             print(res.table(), flush=True)
-    (report / "summary.json").write_text(json.dumps(out, indent=2) + "\n")
+    (report / "summary.json").write_text(json.dumps({**kept, **out}, indent=2) + "\n")
     return out
 
 
@@ -292,7 +297,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--for-seconds", type=float, help="stop this piece after this much training time (resume later)")
     p.add_argument("--final-games", type=int, help="games per opponent in the final report (default: eval.final_games)")
     p.add_argument("--report", metavar="RUN_DIR", help="only evaluate the network saved in RUN_DIR (seat-rotated, paired deals) and write RUN_DIR/report/ "
-                   "(--set eval.final_opponents=[...] picks the opponents)")
+                   "(--set eval.final_opponents=[...] picks the opponents, --set num_players=[...] the sizes; other matches already in its "
+                   "summary.json are kept)")
     return p
 
 
