@@ -72,35 +72,50 @@ def test_the_readme_results_table_quotes_expert_iteration_and_names_the_shipped_
         assert match["opponent"] == "expectimax" and match["games"] == int(cells[4]) and f"--seed {match['seed']}" in cells[5]
         assert _cell(match["all"]["win_rate"], match["all"]["ci95"], match["players"]) in cells[3]
     rows = _readme_rows()
-    assert set(rows) == set(SHIPPED) | {"expert_iteration/gen_1", LEARNER}
+    assert set(rows) == set(SHIPPED) | {"expert_iteration/gen_1"} | set(LEARNERS)
     assert [run for run, cells in rows.items() if "(shipped)" in cells[0]] == ["distill_lookahead", "gnoming_finetune"]
     assert load_agent(ROOT / "checkpoints" / "distill_lookahead").name == "distill_lookahead/best"
 
 
-LEARNER = "learner_gnoming_long_106min"  # the general learner's long Gnoming run at 106 CPU-min (its latest.pt then)
+# The general learner's long Gnoming run, shipped at two points (its latest.pt then): run -> (iteration, the greedy
+# sizes of its report, each search match and where its interval lies: "under" parity, "parity" (the interval holds it), "above").
+LEARNERS = {
+    "learner_gnoming_long_106min": (167, (3, 4, 5, 6, 7), {"search@3p": "under"}),
+    "learner_gnoming_long_237min": (372, (3, 5, 7), {"search@3p": "parity", "search@5p": "under"}),
+}
 
 
-def test_the_shipped_learner_loads_plays_every_size_and_the_readme_quotes_its_report():
+def _side_of_parity(ci: list[float], n: int) -> str:
+    return "under" if ci[1] < 1 / n else "above" if ci[0] > 1 / n else "parity"
+
+
+@pytest.mark.parametrize("learner", sorted(LEARNERS))
+def test_the_shipped_learners_load_play_every_size_and_the_readme_quotes_their_reports(learner):
     import torch
 
     from training.learner.config import LearnerConfig
     from training.learner.config import load_config as load_learner_config
     from training.learner.formats import RUN_FORMAT
 
-    run_dir = ROOT / "checkpoints" / LEARNER
+    iteration, greedy_sizes, searches = LEARNERS[learner]
+    run_dir = ROOT / "checkpoints" / learner
     ckpt = torch.load(run_dir / "latest.pt", map_location="cpu", weights_only=False)
-    assert (ckpt["format"], ckpt["iteration"], ckpt["config"]["num_players"]) == (RUN_FORMAT, 167, [3, 4, 5, 6, 7])
+    assert (ckpt["format"], ckpt["iteration"], ckpt["config"]["num_players"]) == (RUN_FORMAT, iteration, [3, 4, 5, 6, 7])
     stored = LearnerConfig.model_validate(yaml.safe_load((run_dir / "config.yaml").read_text()))
     assert stored == LearnerConfig.model_validate(ckpt["config"]) == load_learner_config(ROOT / "configs" / "learner_gnoming_long.yaml", [])
     for n in (3, 7):
         result = evaluate([str(run_dir), "random"], num_players=n, num_games=1, seed=0, game="gnoming")
-        assert result.agents == [LEARNER, "random"] and result.num_games == 1
+        assert result.agents == [learner, "random"] and result.num_games == 1
     summary = json.loads((run_dir / "report" / "summary.json").read_text())
-    cells = _readme_rows()[LEARNER]
-    assert sorted(summary) == [f"greedy@{n}p" for n in (3, 4, 5, 6, 7)] + ["search@3p"]
-    search = summary.pop("search@3p")  # under search's parity: the network alone does not beat search yet
-    assert search["games"] == 1200 and search["win_rate_ci"][1] < 1 / 3 and _cell(search["win_rate"], search["win_rate_ci"], 3) in cells[3]
-    assert cells[1] == "Gnoming" and cells[4] == "1200" and f"--report checkpoints/{LEARNER} " in cells[5]
+    cells = _readme_rows()[learner]
+    assert sorted(summary) == sorted([f"greedy@{n}p" for n in greedy_sizes] + list(searches))
+    for key, side in searches.items():
+        got = summary.pop(key)
+        n = got["num_players"]
+        assert key == f"search@{n}p" and got["games"] == 1200 and _side_of_parity(got["win_rate_ci"], n) == side, (key, got)
+        assert _cell(got["win_rate"], got["win_rate_ci"], n) in cells[3]
+        assert f"{got['win_rate']:.3f}" in (run_dir / "report" / f"vs_search_{n}p.txt").read_text()
+    assert cells[1] == "Gnoming" and cells[4] == "1200" and f"--report checkpoints/{learner} " in cells[5]
     for key, got in summary.items():
         n = got["num_players"]
         assert key == f"greedy@{n}p" and got["games"] == 1200 and got["win_rate_ci"][0] > 1 / n  # above parity with its interval, at every size
