@@ -34,7 +34,7 @@ SCRIPTS = PYPROJECT["project"]["scripts"]
 EXTRAS = set(PYPROJECT["project"]["optional-dependencies"])
 INLINE = re.compile(r"`((?:python3? (?:-m \w|benchmarks/|tests/)|(?:" + "|".join(map(re.escape, SCRIPTS)) + r") )[^`]*)`")
 # Paths a printed command makes for a later one (an earlier command's run directory or output).
-MADE_BY_AN_EARLIER_COMMAND = {"checkpoints/default", "checkpoints/rllib_ppo", "checkpoints/learner_gnoming", "checkpoints/learner_gnoming_long", "checkpoints/learner_grinch_long"}
+MADE_BY_AN_EARLIER_COMMAND = {"checkpoints/default", "checkpoints/rllib_ppo", "checkpoints/learner_gnoming", "checkpoints/learner_gnoming_long", "checkpoints/learner_grinch_long", "checkpoints/learner_grinch", "checkpoints/learner_grinch_2p_dmc"}
 # Cheap enough to run as printed, with no input (a terminal game then leaves at its first prompt).
 CHEAP = {"grinch_env", "grinch_env.grinch.play", "grinch_env.gnoming.play"}
 
