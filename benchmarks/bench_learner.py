@@ -5,7 +5,8 @@ torch thread; steadier than wall time on a shared machine):
 
 * the batched engine alone (random legal actions, ``num_envs`` games);
 * the token encoder (``grinch_env.<game>.tokens.encode_batch``) on those observations;
-* the token network's forward pass on them;
+* the token network's forward pass on them, and at the search's small batches (8 rows) under ``no_grad`` and
+  ``inference_mode`` side by side (the search and the learner's greedy play use the latter);
 * the learner's rollout (``training.learner.rollout.collect``: engine + tokens + network, self-play);
 * one PPO and one DMC update pass over that rollout;
 * the resulting end-to-end training rate of each family (rollout + update).
@@ -79,6 +80,12 @@ def main(argv: list[str] | None = None) -> int:
         net(st[:args.envs], at[:args.envs])  # warm-up: the first call allocates
         _, t = _cpu(lambda: [net(st[i:i + args.envs], at[i:i + args.envs]) for i in range(0, len(batch), args.envs)])
     print(f"  network forward ({args.envs} at a time)          {len(batch) / t:10,.0f} samples/s")
+    # the search's calls are small (its copies of one decision, ~8 rows): per-call overhead decides, so both autograd modes
+    small = [(st[i:i + 8], at[i:i + 8]) for i in range(0, len(batch) - 7, 8)]
+    for mode, ctx in (("no_grad", torch.no_grad), ("inference_mode", torch.inference_mode)):
+        with ctx():
+            _, t = _cpu(lambda: [net(s, a) for s, a in small])
+        print(f"  network forward (8 at a time, {mode:>14})   {len(small) / t:10,.0f} calls/s")
     for algo, update in (("ppo", ppo_update), ("dmc", dmc_update)):
         c = cfg.model_copy(update={"algo": algo})
         roll, t_roll = _cpu(lambda a=algo: collect(engine, net, args.game, a, rng, epsilon=0.1))

@@ -26,13 +26,10 @@ from training.learner.search import NetSearch, load_learner
 
 
 def values_of(search: NetSearch, obs: np.ndarray, cands: np.ndarray, seeds: np.ndarray) -> tuple[np.ndarray, int]:
-    deals, me = search.rules.determinise(obs, seeds)
-    games = [deal.clone(rng=np.random.default_rng(int(s) + 1)) for _ in cands for deal, s in zip(deals, seeds)]
-    for i, a in enumerate(np.repeat(cands, len(deals))):
-        games[i].step(int(a))
-    ends = sum(g.round != deals[0].round or g.done for g in games)
-    vals = search.rollout(games, me, int(deals[0].round)).reshape(len(cands), len(deals)).mean(1)
-    return vals, ends
+    """Return the candidates' mean leaf values under ``search`` and how many copies the candidate itself ended the round in."""
+    games, me, start_round = search.candidate_games(obs, cands, seeds)
+    ends = sum(g.round != start_round or g.done for g in games)
+    return search.rollout(games, me, start_round).reshape(len(cands), len(seeds)).mean(1), ends
 
 
 def main(argv: list[str] | None = None) -> int:
