@@ -19,11 +19,12 @@ The schedule (seat rotation, paired deals) is described in
 from __future__ import annotations
 
 import argparse
+import copy
 import multiprocessing
 import os
 import pickle
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,7 @@ from grinch_env.agents import split_specs
 from grinch_env.evaluation.logs import index_entry, prepare_log_dir, write_game_log, write_index
 from grinch_env.evaluation.ratings import mean_interval, rate_games, wilson_interval
 from grinch_env.evaluation.report import repeated_names_note
-from grinch_env.evaluation.tournament import Table, build_agent, lineups, run_game, schedule
+from grinch_env.evaluation.tournament import Table, build_agent, lineups, run_game, run_games_lockstep, schedule
 from grinch_env.games import DEFAULT_GAME, GAMES, GameSpec, get_game
 
 CHECKPOINT_SUFFIXES = (".pt", ".zip")
@@ -112,7 +113,7 @@ class EvalResult:
         return "\n".join(lines)
 
 
-def _check_args(agents: Sequence[Any], num_players: Any, num_games: Any, processes: Any, spec: GameSpec) -> int:
+def _check_args(agents: Sequence[Any], num_players: Any, num_games: Any, processes: Any, spec: GameSpec, lockstep: Any = 1) -> int:
     if isinstance(num_players, bool) or not isinstance(num_players, int) or num_players not in spec.player_counts():
         raise ValueError(f"table size (num_players) for {spec.title} must be an int in {spec.min_players}..{spec.max_players}, got {num_players!r}")
     n = num_players
@@ -120,6 +121,8 @@ def _check_args(agents: Sequence[Any], num_players: Any, num_games: Any, process
         raise ValueError(f"num_games must be an int >= 1, got {num_games!r}")
     if isinstance(processes, bool) or not isinstance(processes, int) or processes < 1:
         raise ValueError(f"processes must be an int >= 1, got {processes!r}")
+    if isinstance(lockstep, bool) or not isinstance(lockstep, int) or lockstep < 1:
+        raise ValueError(f"lockstep must be an int >= 1 (games played at once in a process), got {lockstep!r}")
     if len(agents) < 1:
         raise ValueError("give at least one agent (a name such as greedy, or a checkpoint path)")
     return n
@@ -167,6 +170,19 @@ def _worker_game(index: int) -> dict[str, Any]:
     return run_game(_WORKER["table"], index, _WORKER["seed"], _WORKER["schedule"][index], _WORKER["record_actions"])
 
 
+def _worker_lockstep(indices: Sequence[int], width: int) -> Iterator[dict[str, Any]]:
+    table = _WORKER["table"]
+
+    def make_table() -> Table:  # one table per slot: a slot's agents are reset per game, as in run_game
+        return Table([copy.deepcopy(s) if not isinstance(s, str) else s for s in table.specs], table.num_players, table.game, table.game_options)
+
+    return run_games_lockstep(make_table, indices, _WORKER["seed"], _WORKER["schedule"], width, _WORKER["record_actions"])
+
+
+def _worker_chunk(chunk: tuple[Sequence[int], int]) -> list[dict[str, Any]]:
+    return list(_worker_lockstep(*chunk))
+
+
 def evaluate(
     agents: Sequence[Any],
     num_players: int,
@@ -178,6 +194,7 @@ def evaluate(
     game: str | GameSpec = DEFAULT_GAME,
     game_options: dict[str, Any] | None = None,
     log_dir: str | os.PathLike | None = None,
+    lockstep: int = 1,
 ) -> EvalResult:
     """Return the results of ``num_games`` seat-rotated, paired-deal games between ``agents`` (names, paths or agent objects).
 
@@ -185,13 +202,17 @@ def evaluate(
     are its rule options (``bonus_layout`` is the Grinch's, kept as a keyword).
     ``log_dir`` (created if missing) receives one JSON game log per game and
     ``index.json`` (:mod:`grinch_env.evaluation.logs`); the results are the same with or without it.
+    ``lockstep = G > 1`` plays ``G`` games at a time in each process, so that agents with a ``batch_key`` (the
+    learner's network search, :class:`training.learner.search.NetSearchAgent`) answer the decisions of all
+    ``G`` games in one batched call (:func:`~grinch_env.evaluation.tournament.run_games_lockstep`); each game is
+    the same game as with ``lockstep=1``.
     """
     spec_game = get_game(game)
     game_options = dict(game_options or {})
     if spec_game.name == "grinch" and bonus_layout != "standard":
         game_options.setdefault("bonus_layout", bonus_layout)
     agents = list(agents)
-    n = _check_args(agents, num_players, num_games, processes, spec_game)
+    n = _check_args(agents, num_players, num_games, processes, spec_game, lockstep)
     # Build each agent once here so that a bad name or checkpoint fails before any game is played.
     for spec in agents:
         build_agent(spec, n, spec_game, game_options)
@@ -200,7 +221,16 @@ def evaluate(
     init_args = (agents, n, spec_game.name, game_options, seed, num_games)
     bar = _progress_bar(num_games, progress)
     records: list[dict[str, Any]] = []
-    if processes == 1:
+    if processes == 1 and lockstep > 1:
+        _init_worker(*init_args, record_actions=logs is not None)
+        finished: dict[int, dict[str, Any]] = {}
+        for record in _worker_lockstep(range(num_games), lockstep):  # in the order games end; kept and logged in game order
+            finished[record["index"]] = record
+            while len(records) in finished:
+                record = finished.pop(len(records))
+                records.append(record if logs is None else logs.write(record))
+            bar.update()
+    elif processes == 1:
         _init_worker(*init_args, record_actions=logs is not None)
         for i in range(num_games):
             records.append(_worker_game(i) if logs is None else logs.write(_worker_game(i)))
@@ -212,9 +242,17 @@ def evaluate(
         ctx = multiprocessing.get_context("spawn")
         init_args = ([s if isinstance(s, str) else pickle.dumps(s) for s in agents], *init_args[1:], True, logs is not None)
         with ctx.Pool(processes, initializer=_init_worker, initargs=init_args) as pool:
-            for record in pool.imap(_worker_game, range(num_games), chunksize=max(1, min(16, num_games // (4 * processes)))):
-                records.append(record if logs is None else logs.write(record))
-                bar.update()
+            if lockstep > 1:  # chunks of 4 x lockstep consecutive games, each played lockstep wide in a worker
+                size = 4 * lockstep
+                chunks = [(range(i, min(num_games, i + size)), lockstep) for i in range(0, num_games, size)]
+                for chunk in pool.imap(_worker_chunk, chunks):
+                    for record in sorted(chunk, key=lambda r: r["index"]):
+                        records.append(record if logs is None else logs.write(record))
+                        bar.update()
+            else:
+                for record in pool.imap(_worker_game, range(num_games), chunksize=max(1, min(16, num_games // (4 * processes)))):
+                    records.append(record if logs is None else logs.write(record))
+                    bar.update()
     bar.close()
     if logs is not None:
         logs.close()
@@ -338,6 +376,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--games", type=int, default=200, help="number of games (default 200)")
     parser.add_argument("--seed", type=int, default=0, help="tournament seed: deals and agent seeds derive from it")
     parser.add_argument("--processes", type=int, default=1, help="worker processes (results do not depend on it)")
+    parser.add_argument("--lockstep", type=int, default=1, metavar="G", help="games played at once in each process (default 1), so that a "
+                        "learner checkpoint with search answers G games' decisions in one batched network call; the games are the same")
     parser.add_argument("--bonus-layout", default="standard", choices=["standard", "none"], help="bonus card layout (grinch only)")
     parser.add_argument("--out", default=None, help="directory for results.json, table.txt and plots")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
@@ -404,7 +444,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.video_seat is not None and not 0 <= args.video_seat < players:
                 raise ValueError(f"--video-seat must be a seat in 0..{players - 1}, got {args.video_seat}")
         result = evaluate(specs, players, args.games, seed=args.seed, processes=args.processes,
-                          progress=not args.no_progress, bonus_layout=args.bonus_layout, game=spec.name, log_dir=args.log_dir)
+                          progress=not args.no_progress, bonus_layout=args.bonus_layout, game=spec.name, log_dir=args.log_dir,
+                          lockstep=args.lockstep)
     except ValueError as exc:
         parser.error(str(exc))
     print(result.table())

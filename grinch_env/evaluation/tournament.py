@@ -15,7 +15,7 @@ round, plays each role equally often too.  Games come from the game interface
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -54,17 +54,13 @@ def schedule(num_agents: int, num_players: int, num_games: int, seed: int = 0) -
     return [(deal_seed(seed, i // m), cycle[i % m]) for i in range(num_games)]
 
 
-def play_game(
+def game_steps(
     agents: Sequence[Any], num_players: int, deal: int, seeds: Sequence[int], game: str | GameSpec = DEFAULT_GAME, *,
     record_actions: bool = False, **game_options: Any,
-) -> dict[str, Any]:
-    """Return the record of one game: final totals, winners and, per round and seat, the game's round record (role, points, ...).
-
-    ``agents[s]`` plays seat ``s`` and sees only the game's encoder output
-    (its observation and mask), as in the environment.  With ``record_actions``
-    the record also holds ``actions``: ``(seat, action)`` per decision, the
-    env's ``action_log`` of the same game (:mod:`grinch_env.evaluation.logs`).
-    """
+) -> Generator[tuple[Any, Any, Any], int, dict[str, Any]]:
+    """Play one game as a generator: it yields ``(agent, observation, action_mask)`` at each decision, is sent the
+    action, and returns the record of :func:`play_game` (``StopIteration.value``).  :func:`play_game` answers each
+    request at once; :func:`run_games_lockstep` holds the requests of many games and answers them together."""
     spec = get_game(game)
     state = spec.new_game(num_players, deal, **game_options)
     # The env's incremental encoder: the game changes only through step() here, as in the env.
@@ -76,7 +72,7 @@ def play_game(
     while not state.done:
         seat = state.current
         view = encoder.observe(state, seat)
-        action = int(agents[seat].act(view["observation"], view["action_mask"]))
+        action = int((yield agents[seat], view["observation"], view["action_mask"]))
         if record_actions:
             actions.append((seat, action))
         recorder.step(action)
@@ -84,6 +80,27 @@ def play_game(
     if record_actions:
         record["actions"] = actions
     return record
+
+
+def play_game(
+    agents: Sequence[Any], num_players: int, deal: int, seeds: Sequence[int], game: str | GameSpec = DEFAULT_GAME, *,
+    record_actions: bool = False, **game_options: Any,
+) -> dict[str, Any]:
+    """Return the record of one game: final totals, winners and, per round and seat, the game's round record (role, points, ...).
+
+    ``agents[s]`` plays seat ``s`` and sees only the game's encoder output
+    (its observation and mask), as in the environment.  With ``record_actions``
+    the record also holds ``actions``: ``(seat, action)`` per decision, the
+    env's ``action_log`` of the same game (:mod:`grinch_env.evaluation.logs`).
+    """
+    steps = game_steps(agents, num_players, deal, seeds, game, record_actions=record_actions, **game_options)
+    try:
+        request = next(steps)
+        while True:
+            agent, observation, mask = request
+            request = steps.send(int(agent.act(observation, mask)))
+    except StopIteration as done:
+        return done.value
 
 
 class Table:
@@ -127,3 +144,62 @@ def run_game(table: Table, index: int, seed: int, sched: tuple[int, tuple[int, .
     record = play_game(agents, table.num_players, deal, seeds, table.game, record_actions=record_actions, **table.game_options)
     record.update(index=index, deal=deal, lineup=list(lineup))
     return record
+
+
+def run_games_lockstep(make_table: Callable[[], Table], indices: Iterable[int], seed: int, sched: Sequence[tuple[int, tuple[int, ...]]],
+                       width: int, record_actions: bool = False) -> Iterator[dict[str, Any]]:
+    """Yield the records of games ``indices`` (in the order they finish), ``width`` games at a time in this process.
+
+    Each of the ``width`` slots has its own :class:`Table` (``make_table()``) and plays its games one after another,
+    as :func:`run_game` does, so every record equals :func:`run_game`'s.  Requests of agents that have a
+    ``batch_key`` (not ``None``) are held until every slot waits on one, then answered per key in one call of
+    ``type(agent).act_together(agents, observations, masks)`` (a network's forward passes over many games at
+    once); other agents answer at once.
+    """
+    pending = iter(indices)
+    tables = [make_table() for _ in range(max(1, int(width)))]
+    live: dict[int, tuple[int, Generator, tuple[Any, Any, Any]]] = {}  # slot -> (game index, game, its open request)
+
+    def advance(slot: int, index: int, steps: Generator, action: int | None) -> dict[str, Any] | None:
+        """Send ``action`` (None: start the game), then answer unbatched requests until the slot waits on a batched
+        agent (return None) or its game ends (return its record)."""
+        try:
+            request = next(steps) if action is None else steps.send(action)
+            while getattr(request[0], "batch_key", None) is None:
+                agent, observation, mask = request
+                request = steps.send(int(agent.act(observation, mask)))
+        except StopIteration as done:
+            record = done.value
+            record.update(index=index, deal=sched[index][0], lineup=list(sched[index][1]))
+            return record
+        live[slot] = (index, steps, request)
+        return None
+
+    def fill(slot: int) -> Iterator[dict[str, Any]]:
+        """Start the slot's next games until one waits on a batched agent; yield the records of those that end first."""
+        for index in pending:
+            deal, lineup = sched[index]
+            table = tables[slot]
+            agents = [table.agent(a, s) for s, a in enumerate(lineup)]
+            seeds = [agent_seed(seed, index, s) for s in range(table.num_players)]
+            steps = game_steps(agents, table.num_players, deal, seeds, table.game, record_actions=record_actions, **table.game_options)
+            record = advance(slot, index, steps, None)
+            if record is None:
+                return
+            yield record
+
+    for slot in range(len(tables)):
+        yield from fill(slot)
+    while live:
+        groups: dict[Any, list[int]] = {}
+        for slot, (_, _, (agent, _, _)) in live.items():
+            groups.setdefault(agent.batch_key, []).append(slot)
+        for slots in groups.values():
+            requests = [live.pop(slot) for slot in slots]
+            agents = [r[2][0] for r in requests]
+            actions = type(agents[0]).act_together(agents, [r[2][1] for r in requests], [r[2][2] for r in requests])
+            for slot, (index, steps, _), action in zip(slots, requests, actions):
+                record = advance(slot, index, steps, int(action))
+                if record is not None:
+                    yield record
+                    yield from fill(slot)

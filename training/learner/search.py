@@ -40,6 +40,7 @@ wherever specs are accepted (``PATH`` alone plays the network greedily;
 from __future__ import annotations
 
 import argparse
+import hashlib
 import sys
 import time
 from dataclasses import dataclass
@@ -179,15 +180,38 @@ class NetSearch:
 
     def choose(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
         """Return the searched action for ``obs`` (the observer's own observation and mask)."""
-        order = self.prior(obs, mask)
-        cands = order[: self.top_k]
-        self.last = {"prior": order.tolist(), "candidates": cands.tolist(), "values": None}
-        if len(cands) == 1:
-            return int(cands[0])
-        games, me, start_round = self.candidate_games(obs, cands, rng.integers(2**62, size=self.samples))
-        values = self.rollout(games, me, start_round).reshape(len(cands), self.samples).mean(1)
-        self.last["values"] = values.tolist()
-        return int(cands[int(np.argmax(values))])  # first maximum: the prior's order breaks ties
+        return self.choose_many([obs], [mask], [rng])[0]
+
+    def choose_many(self, observations: list[np.ndarray], masks: list[np.ndarray], rngs: list[np.random.Generator]) -> list[int]:
+        """Return the searched action of each decision (observation, mask, its own random stream), as :meth:`choose`
+        one by one would, with the network's calls of all decisions' priors and rollouts batched together.
+        ``self.last`` describes the last decision."""
+        obs = np.stack([np.asarray(o, np.float32) for o in observations])
+        scores, _ = self._forward(obs)
+        orders, games, mes, starts, owners = [], [], [], [], []
+        for d, (mask, rng) in enumerate(zip(masks, rngs)):
+            legal = np.flatnonzero(np.asarray(mask).astype(bool))
+            order = legal[np.argsort(-scores[d][legal], kind="stable")]
+            orders.append(order)
+            if len(order[: self.top_k]) > 1:
+                g, me, start_round = self.candidate_games(obs[d], order[: self.top_k], rng.integers(2**62, size=self.samples))
+                games += g
+                mes += [me] * len(g)
+                starts += [start_round] * len(g)
+                owners += [d] * len(g)
+        values = self.rollout(games, np.array(mes, np.int64), np.array(starts, np.int64)) if games else np.zeros(0)
+        owners_arr = np.array(owners, np.int64)
+        chosen = []
+        for d, order in enumerate(orders):
+            cands = order[: self.top_k]
+            self.last = {"prior": order.tolist(), "candidates": cands.tolist(), "values": None}
+            if len(cands) == 1:
+                chosen.append(int(cands[0]))
+                continue
+            mean = values[owners_arr == d].reshape(len(cands), self.samples).mean(1)
+            self.last["values"] = mean.tolist()
+            chosen.append(int(cands[int(np.argmax(mean))]))  # first maximum: the prior's order breaks ties
+        return chosen
 
     def candidate_games(self, obs: np.ndarray, cands: np.ndarray, seeds: np.ndarray) -> tuple[list, int, int]:
         """Return ``(games, me, start_round)``: one determinisation per seed, cloned once per candidate (candidate-major,
@@ -201,16 +225,19 @@ class NetSearch:
     def _margin(self, game, me: int) -> float:
         return float(game.rewards("margin")[me])
 
-    def rollout(self, games: list, me: int, start_round: int) -> np.ndarray:
-        """Play every game on with the network's greedy policy for every seat to its leaf; return seat ``me``'s leaf values."""
+    def rollout(self, games: list, me: int | np.ndarray, start_round: int | np.ndarray) -> np.ndarray:
+        """Play every game on with the network's greedy policy for every seat to its leaf; return seat ``me``'s leaf values
+        (``me`` and ``start_round``: one for all games, or one per game: many decisions' copies in one batch)."""
         horizon = self.horizon
+        mes = np.broadcast_to(np.asarray(me, np.int64), (len(games),))
+        starts = np.broadcast_to(np.asarray(start_round, np.int64), (len(games),))
         values = np.zeros(len(games))
         steps = np.zeros(len(games), np.int64)
         active = list(range(len(games)))
         while active:
             play, read_v = [], []
             for i in active:
-                g = games[i]
+                g, me, start_round = games[i], int(mes[i]), int(starts[i])
                 if g.done:
                     values[i] = float(g.rewards(self.reward_mode)[me])
                 elif horizon != "end" and g.round != start_round:  # the round is over
@@ -223,10 +250,10 @@ class NetSearch:
                 else:
                     play.append(i)
             if read_v:
-                _, v = self._forward(np.stack([self.rules.observe(games[i], me) for i in read_v]))
+                _, v = self._forward(np.stack([self.rules.observe(games[i], int(mes[i])) for i in read_v]))
                 for i, val in zip(read_v, v):
-                    g = games[i]
-                    mid_round = g.round == start_round
+                    g, me = games[i], int(mes[i])
+                    mid_round = g.round == starts[i]
                     # round credit: V is the current round's margin, on top of the totals; pad credit: V is the margin still to
                     # come, on top of the banked score pads (grinch_env.grinch.tokens.banked_margin); game credit: V is all of it
                     banked = self.credit == "pad" or (self.credit == "round" and mid_round)
@@ -248,18 +275,19 @@ TIMING: dict[str, list[float]] = {}
 """Per agent name: ``[decisions, seconds]`` of every :class:`NetSearchAgent` / :class:`TimedLearnerAgent` in this process (seat copies share it)."""
 
 
-def _timed(name: str, start: float) -> None:
+def _timed(name: str, start: float, decisions: int = 1) -> None:
     rec = TIMING.setdefault(name, [0, 0.0])
-    rec[0] += 1
+    rec[0] += decisions
     rec[1] += time.perf_counter() - start
 
 
 class TimedLearnerAgent(LearnerAgent):
     """:class:`LearnerAgent` that records its decisions and time in :data:`TIMING` (and states its table sizes)."""
 
-    def __init__(self, net: TokenNet, game: str, algo: str, name: str, num_players: list[int]) -> None:
+    def __init__(self, net: TokenNet, game: str, algo: str, name: str, num_players: list[int], batch_key: Any = None) -> None:
         super().__init__(net, game, algo, name)
         self.num_players = num_players
+        self.batch_key = batch_key  # equal for copies of one checkpoint: the lockstep harness batches their decisions
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         start = time.perf_counter()
@@ -267,14 +295,23 @@ class TimedLearnerAgent(LearnerAgent):
         _timed(self.name, start)
         return a
 
+    @staticmethod
+    def act_together(agents: list[TimedLearnerAgent], observations: list[np.ndarray], masks: list[np.ndarray]) -> list[int]:
+        """The decisions of many games (agents of one ``batch_key``: the same network) in one forward pass."""
+        start = time.perf_counter()
+        acts = agents[0].act_batch(np.stack(observations), np.stack(masks)).tolist()
+        _timed(agents[0].name, start, len(acts))
+        return acts
+
 
 class NetSearchAgent:
     """The network with :class:`NetSearch` as a harness agent (``act`` takes the observer's observation and mask only)."""
 
     def __init__(self, net: TokenNet, game: str, algo: str, credit: str, reward_mode: str, options: SearchOptions, name: str,
-                 num_players: list[int], seed: int | None = None) -> None:
+                 num_players: list[int], seed: int | None = None, batch_key: Any = None) -> None:
         self.net = net.eval()
         self.game, self.algo, self.name, self.num_players = game, algo, name, num_players
+        self.batch_key = batch_key  # equal for copies of one checkpoint and options: the lockstep harness batches their searches
         self.search = NetSearch(net, game, algo, credit, reward_mode, options.samples, options.top_k, options.horizon)
         self.reset(seed)
 
@@ -293,6 +330,25 @@ class NetSearchAgent:
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         return np.array([self.act(o, m) for o, m in zip(observations, masks)], dtype=np.int64)
+
+    @staticmethod
+    def act_together(agents: list[NetSearchAgent], observations: list[np.ndarray], masks: list[np.ndarray]) -> list[int]:
+        """The searched decisions of many games (agents of one ``batch_key``), each with its own agent's random stream,
+        the network's calls batched over all of them (:meth:`NetSearch.choose_many`); each equals ``agent.act``'s."""
+        start = time.perf_counter()
+        bools = [np.asarray(m).astype(bool) for m in masks]
+        for m in bools:
+            if not m.any():
+                raise ValueError("action_mask has no legal action: an agent is only asked to act when it is its turn")
+        acts: list[int | None] = [int(np.flatnonzero(m)[0]) if m.sum() == 1 else None for m in bools]
+        todo = [i for i, a in enumerate(acts) if a is None]
+        if todo:
+            found = agents[0].search.choose_many([np.asarray(observations[i], np.float32) for i in todo], [bools[i] for i in todo],
+                                                 [agents[i].rng for i in todo])
+            for i, a in zip(todo, found):
+                acts[i] = a
+        _timed(agents[0].name, start, len(acts))
+        return [int(a) for a in acts]
 
     def __repr__(self) -> str:
         return f"NetSearchAgent(name={self.name!r}, game={self.game!r})"
@@ -336,9 +392,11 @@ def learner_agent_from(ckpt: dict[str, Any], file: Path, seed: int | None = None
     sizes = [cfg["num_players"]] if isinstance(cfg["num_players"], int) else list(cfg["num_players"])
     run = cfg.get("run_name", file.parent.name)
     name = f"{run}/{file.stem}" + ("" if not opts.search else ":" + opts.label())
+    # copies with the same weights and options are one agent to the lockstep harness, which batches their decisions
+    key = (hashlib.sha1(b"".join(t.numpy().tobytes() for t in net.state_dict().values())).hexdigest(), opts)
     if not opts.search:
-        return TimedLearnerAgent(net, cfg["game"], cfg["algo"], name, sizes)
-    return NetSearchAgent(net, cfg["game"], cfg["algo"], cfg.get("credit", "game"), cfg.get("reward_mode", "margin"), opts, name, sizes, seed)
+        return TimedLearnerAgent(net, cfg["game"], cfg["algo"], name, sizes, key)
+    return NetSearchAgent(net, cfg["game"], cfg["algo"], cfg.get("credit", "game"), cfg.get("reward_mode", "margin"), opts, name, sizes, seed, key)
 
 
 def load_learner_agent(path: str | Path, seed: int | None = None, options: dict[str, Any] | None = None):
