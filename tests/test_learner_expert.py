@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from grinch_env.agents import make_agent
-from training.learner.expert import ExpertRun, load_config, main, train
+from training.learner.expert import ExpertRun, anchor_kl, load_config, main, soft_target_loss, train
 from training.learner.rollout import greedy_actions
 
 TINY = ["init=null", "net.d_model=16", "net.heads=2", "net.ff=32", "games_per_generation=1", "label_fraction=0.1", "search.samples=2",
@@ -18,9 +18,10 @@ def _cfg(tmp_path, name: str, extra: list[str] | None = None):
     return load_config("configs/learner_gnoming_expert.yaml", TINY + [f"checkpoint_dir={tmp_path}", f"run_name={name}"] + (extra or []))
 
 
-def test_resume_continues_exactly(tmp_path):
-    straight = train(ExpertRun(_cfg(tmp_path, "a")), quiet=True)
-    first = train(ExpertRun(_cfg(tmp_path, "b")), generations=1, quiet=True)
+@pytest.mark.parametrize("extra", [[], ["target=soft", "kl_coef=0.5"]])
+def test_resume_continues_exactly(tmp_path, extra):
+    straight = train(ExpertRun(_cfg(tmp_path, "a", extra)), quiet=True)
+    first = train(ExpertRun(_cfg(tmp_path, "b", extra)), generations=1, quiet=True)
     assert first.generation == 1
     resumed = train(ExpertRun.load(tmp_path / "b"), quiet=True)
     assert resumed.generation == straight.generation == 2
@@ -49,6 +50,60 @@ def test_distillation_fits_the_search_labels(tmp_path):
     stats = run.distil(data)
     assert np.array_equal(greedy_actions(run.net, "gnoming", "ppo", obs, mask), labels)
     assert stats["label_agreement"] > 0.5
+
+
+def test_the_soft_target_and_the_anchor_kl_on_hand_made_logits():
+    # actions 0..3, logits 0, 0, ln 3, 0; the search's candidates 2 and 0 with mean values 0.1 and 0.0, temperature 0.1:
+    # target softmax(1, 0) = (0.731059, 0.268941); the policy over {2, 0} is (3/4, 1/4);
+    # cross-entropy = 0.731059 * ln(4/3) + 0.268941 * ln 4 = 0.210318 + 0.372830 = 0.583148
+    logits = torch.tensor([[0.0, 0.0, float(np.log(3.0)), 0.0]])
+    loss = soft_target_loss(logits, torch.tensor([[2, 0, -1]]), torch.tensor([[0.1, 0.0, 5.0]]), 0.1)
+    assert loss.item() == pytest.approx(0.583148, abs=1e-5)
+    # the anchor uniform over the legal actions 0 and 2, the policy (1/4, 3/4) there: KL = 0.5 ln(0.5/0.25) + 0.5 ln(0.5/0.75)
+    mask = torch.tensor([[True, False, True, False]])
+    kl = anchor_kl(torch.zeros(1, 4), logits, mask)
+    assert kl.item() == pytest.approx(0.5 * np.log(2.0) + 0.5 * np.log(2.0 / 3.0), abs=1e-6)  # 0.143841
+    assert anchor_kl(logits, logits, mask).item() == pytest.approx(0.0, abs=1e-7)
+
+
+def _labelled_positions(run_seed: int = 1):
+    from grinch_env.games import get_game
+
+    engine = get_game("gnoming").vector(num_envs=16, num_players=3, seed=run_seed)
+    obs, mask, _ = engine.reset(seed=run_seed)
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        obs, mask, _, _, _ = engine.step((rng.random(mask.shape) * mask).argmax(1))
+    return obs, mask
+
+
+def test_soft_targets_order_the_candidates_and_the_anchor_holds_the_rest(tmp_path):
+    """Each position's two candidates: the network's last-ranked legal action valued 0.05 above its first-ranked. Soft
+    distillation turns the pair around at every position; with the KL term the policy ends nearer the anchor."""
+    from training.learner.rollout import encode
+
+    obs, mask = _labelled_positions()
+    legal = torch.from_numpy(mask.astype(bool))
+    st, at = encode("gnoming", obs)
+    kls = {}
+    for kl_coef in (0.0, 5.0):
+        run = ExpertRun(_cfg(tmp_path, f"s{kl_coef}", ["epochs=150", "minibatch_size=16", "learning_rate=0.003", "target=soft",
+                                                       "temperature=0.01", f"kl_coef={kl_coef}"]))
+        with torch.no_grad():
+            logits, _, _ = run.net(st, at)
+        first, last = logits.masked_fill(~legal, -1e9).argmax(1), (-logits).masked_fill(~legal, -1e9).argmax(1)
+        assert (first != last).all()
+        cands = torch.stack([last, first], 1).numpy()
+        data = {"obs": obs.astype(np.float16), "masks": mask.astype(np.int8), "labels": cands[:, 0].copy(),
+                "targets": np.zeros(16, np.float32), "cands": cands, "cand_values": np.tile(np.array([[0.05, 0.0]], np.float32), (16, 1))}
+        stats = run.distil(data)
+        with torch.no_grad():
+            after, _, _ = run.net(st, at)
+        rows = torch.arange(16)
+        assert (after[rows, last] > after[rows, first]).all()
+        assert (stats["anchor_kl"] > 0) == (kl_coef > 0)
+        kls[kl_coef] = anchor_kl(logits, after, legal).item()
+    assert kls[5.0] < kls[0.0]
 
 
 def test_the_checkpoint_is_a_harness_agent_and_bad_input_is_refused(tmp_path, capsys):

@@ -15,11 +15,20 @@ Each generation
    position with its choice;
 2. records for every decision its observation, mask and value target (the
    deciding seat's margin: its round's margin with ``credit=round``, else the
-   game's ``reward_mode`` reward), and the search's choice where labelled;
+   game's ``reward_mode`` reward), and where labelled the search's choice,
+   its candidates and their mean values;
 3. trains the network for ``epochs`` passes over the last
-   ``replay_generations`` generations' data: cross-entropy of the masked
-   policy on the search's choices plus ``vf_coef`` times the value head's
-   squared error;
+   ``replay_generations`` generations' data: the policy term on the labelled
+   decisions plus ``vf_coef`` times the value head's squared error plus
+   ``kl_coef`` times the KL divergence from the starting network's policy
+   (the anchor: the network the run began with, kept frozen) to the
+   network's, on every decision.  The policy term is ``target``:
+   ``choice``, the cross-entropy of the masked policy on the search's
+   choice (one-hot), or ``soft``, the cross-entropy of the policy renormalised
+   over the search's candidates against ``softmax(values / temperature)`` of
+   their mean values (:func:`soft_target_loss`): the search's preferences
+   among its candidates, not a noisy argmax, and no push on the actions it
+   did not search;
 4. optionally measures the network alone against the curve opponent (batched,
    seat-rotated: :func:`training.learner.rollout.match_batch`).
 
@@ -97,6 +106,9 @@ class ExpertConfig(_Section):
     minibatch_size: int = Field(256, ge=1)
     learning_rate: float = Field(3e-4, gt=0)
     vf_coef: float = Field(0.5, ge=0)
+    target: Literal["choice", "soft"] = Field("choice", description="policy target: the search's choice (one-hot) or softmax(values / temperature) over its candidates")
+    temperature: float = Field(0.02, gt=0, description="soft targets: the temperature of the candidates' mean values (margin units: 1 = 100 points)")
+    kl_coef: float = Field(0.0, ge=0, description="weight of KL(anchor policy || policy) on every decision; the anchor is the starting network")
     max_grad_norm: float = Field(0.5, gt=0)
     replay_generations: int = Field(2, ge=1)
     eval_games: int = Field(48, ge=0, description="games against eval_opponent after each generation (0: none)")
@@ -141,6 +153,23 @@ def load_config(path: str | Path | None, overrides: list[str] | None = None) -> 
         raise ValueError(f"{path or 'config'}: {exc}") from None
 
 
+def soft_target_loss(logits: torch.Tensor, cands: torch.Tensor, values: torch.Tensor, temperature: float) -> torch.Tensor:
+    """Mean over rows of the cross-entropy of ``softmax(values / temperature)`` against the policy renormalised over the
+    candidates: ``logits`` ``[B, A]``, ``cands`` ``[B, K]`` action ids (-1: no candidate in that column), ``values`` ``[B, K]``."""
+    valid = cands >= 0
+    picked = logits.gather(1, cands.clamp(min=0))
+    log_p = torch.log_softmax(picked.masked_fill(~valid, -1e9), dim=1)
+    target = torch.softmax((values / temperature).masked_fill(~valid, -1e9), dim=1)
+    return -(target * log_p.masked_fill(~valid, 0.0)).sum(1).mean()
+
+
+def anchor_kl(anchor_logits: torch.Tensor, logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Mean over rows of KL(anchor || policy) of the two masked policies (``mask`` ``[B, A]`` bool)."""
+    log_q = torch.log_softmax(anchor_logits.masked_fill(~mask, -1e9), dim=1)
+    log_p = torch.log_softmax(logits.masked_fill(~mask, -1e9), dim=1)
+    return (log_q.exp() * (log_q - log_p)).masked_fill(~mask, 0.0).sum(1).mean()
+
+
 def _margin_targets(game, credit: str, reward_mode: str) -> tuple[list[list[float]], list[float]]:
     """Return ``(per round per seat margin, per seat game reward)`` of a finished game."""
     n = game.num_players
@@ -171,11 +200,18 @@ class ExpertRun:
             self.net_config = cfg.net.model_dump()
             self.net = TokenNet(**self.net_config)
         self.net.eval()
+        self.anchor = self._frozen(self.net.state_dict())
         self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.learning_rate, eps=1e-5)
         self.generation = 0
         self.seconds = 0.0
         self.replay: list[dict[str, np.ndarray]] = []
         self.log: list[dict[str, Any]] = []
+
+    def _frozen(self, weights: dict[str, torch.Tensor]) -> TokenNet:
+        """A frozen copy of the network with ``weights``: the KL term's anchor."""
+        net = TokenNet(**self.net_config)
+        net.load_state_dict({k: v.clone() for k, v in weights.items()})
+        return net.eval().requires_grad_(False)
 
     # ------------------------------------------------------------ checkpoint
     def agent_config(self) -> dict[str, Any]:
@@ -186,7 +222,7 @@ class ExpertRun:
 
     def state(self) -> dict[str, Any]:
         return {"format": EXPERT_FORMAT, "expert_config": self.cfg.model_dump(), "config": self.agent_config(), "model": self.net.state_dict(),
-                "optimizer": self.opt.state_dict(), "numpy_rng": self.rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
+                "optimizer": self.opt.state_dict(), "anchor": self.anchor.state_dict(), "numpy_rng": self.rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
                 "generation": self.generation, "seconds": self.seconds, "log": self.log,
                 "replay": [{k: torch.from_numpy(v) for k, v in d.items()} for d in self.replay],  # tensors: loadable with weights_only
                 "tokens_version": tokens_module(self.cfg.game).TOKENS_VERSION}
@@ -213,6 +249,7 @@ class ExpertRun:
         run.net = TokenNet(**run.net_config)
         run.net.load_state_dict(ckpt["model"])
         run.net.eval()
+        run.anchor = run._frozen(ckpt["anchor"] if "anchor" in ckpt else ckpt["model"])  # checkpoints before the anchor: none was used
         run.opt = torch.optim.Adam(run.net.parameters(), lr=run.cfg.learning_rate, eps=1e-5)
         run.opt.load_state_dict(ckpt["optimizer"])
         run.rng.bit_generator.state = ckpt["numpy_rng"]
@@ -228,7 +265,8 @@ class ExpertRun:
         cfg = self.cfg
         spec = get_game(cfg.game)
         search = NetSearch(self.net, cfg.game, self.algo, cfg.credit, cfg.reward_mode, cfg.search.samples, cfg.search.top_k, cfg.search.horizon)
-        obs_l, mask_l, label_l, target_l = [], [], [], []
+        obs_l, mask_l, label_l, target_l, cand_l, value_l = [], [], [], [], [], []
+        k = cfg.search.top_k
         sizes = cfg.table_sizes
         for i in range(cfg.games_per_generation):
             n = sizes[i % len(sizes)]
@@ -247,9 +285,14 @@ class ExpertRun:
                     logits, _, _ = self.net(st, at)
                 dist = MaskedCategorical(logits, torch.from_numpy(mask[None]))
                 action = int(dist.sample()[0])
-                label = -1
+                label, cands, values = -1, [-1] * k, [0.0] * k
                 if self.rng.random() < cfg.label_fraction:
                     label = search.choose(obs, mask, self.rng)
+                    found = search.last["candidates"]
+                    cands[: len(found)] = found
+                    values[: len(found)] = search.last["values"] or [0.0] * len(found)
+                cand_l.append(cands)
+                value_l.append(values)
                 obs_l.append(obs.astype(np.float16))
                 mask_l.append(mask.astype(np.int8))
                 label_l.append(label)
@@ -258,14 +301,19 @@ class ExpertRun:
             rounds, final = _margin_targets(game, cfg.credit, cfg.reward_mode)
             target_l.extend(rounds[r][s] if cfg.credit == "round" else final[s] for s, r in rec)
         return {"obs": np.stack(obs_l), "masks": np.stack(mask_l), "labels": np.asarray(label_l, np.int64),
-                "targets": np.asarray(target_l, np.float32)}
+                "targets": np.asarray(target_l, np.float32), "cands": np.asarray(cand_l, np.int64).reshape(-1, k),
+                "cand_values": np.asarray(value_l, np.float32).reshape(-1, k)}
 
     def distil(self, data: dict[str, np.ndarray]) -> dict[str, float]:
-        """Train on ``data``: cross-entropy on the labelled decisions' search choices plus ``vf_coef`` times the value error on all."""
+        """Train on ``data``: the policy term (``target``) on the labelled decisions, ``vf_coef`` times the value error and
+        ``kl_coef`` times the KL from the anchor's policy on all."""
         cfg = self.cfg
+        if cfg.target == "soft" and "cands" not in data:
+            raise ValueError("target='soft' needs the search's candidates and values in the replay data (generations played before "
+                             "they were recorded have none): resume with --set replay_generations=1, or target=choice")
         self.net.train()
         n = len(data["labels"])
-        ce_l, v_l, agree = [], [], []
+        ce_l, v_l, agree, kl_l = [], [], [], []
         for _ in range(cfg.epochs):
             order = self.rng.permutation(n)
             for start in range(0, n, cfg.minibatch_size):
@@ -277,9 +325,19 @@ class ExpertRun:
                 has = labels >= 0
                 v_loss = 0.5 * ((value - torch.from_numpy(data["targets"][mb])) ** 2).mean()
                 loss = cfg.vf_coef * v_loss
+                if cfg.kl_coef > 0:
+                    with torch.no_grad():
+                        anchor_logits, _, _ = self.anchor(st, at)
+                    kl = anchor_kl(anchor_logits, logits, mask)
+                    loss = loss + cfg.kl_coef * kl
+                    kl_l.append(kl.item())
                 if bool(has.any()):
                     dist = MaskedCategorical(logits[has], mask[has])
-                    ce = -dist.log_prob(labels[has]).mean()
+                    if cfg.target == "soft":
+                        ce = soft_target_loss(logits[has], torch.from_numpy(data["cands"][mb])[has],
+                                              torch.from_numpy(data["cand_values"][mb])[has], cfg.temperature)
+                    else:
+                        ce = -dist.log_prob(labels[has]).mean()
                     loss = loss + ce
                     ce_l.append(ce.item())
                     with torch.no_grad():
@@ -291,7 +349,7 @@ class ExpertRun:
                 v_l.append(v_loss.item())
         self.net.eval()
         return {"cross_entropy": float(np.mean(ce_l)) if ce_l else float("nan"), "value_loss": float(np.mean(v_l)),
-                "label_agreement": float(np.mean(agree)) if agree else float("nan")}
+                "label_agreement": float(np.mean(agree)) if agree else float("nan"), "anchor_kl": float(np.mean(kl_l)) if kl_l else 0.0}
 
     def step(self) -> dict[str, Any]:
         """Run one generation (play and label, distil, evaluate) and return its log row."""
@@ -299,7 +357,7 @@ class ExpertRun:
         start = time.process_time()
         data = self.play()
         self.replay = (self.replay + [data])[-cfg.replay_generations:]
-        merged = {k: np.concatenate([d[k] for d in self.replay]) for k in data}
+        merged = {k: np.concatenate([d[k] for d in self.replay]) for k in data if all(k in d for d in self.replay)}
         stats = self.distil(merged)
         self.seconds += time.process_time() - start
         self.generation += 1
@@ -357,4 +415,4 @@ if __name__ == "__main__":
     raise SystemExit(main())
 
 
-__all__ = ["ExpertConfig", "ExpertRun", "load_config", "main", "train"]
+__all__ = ["ExpertConfig", "ExpertRun", "anchor_kl", "load_config", "main", "soft_target_loss", "train"]
