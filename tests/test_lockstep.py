@@ -109,19 +109,20 @@ def test_a_batched_forward_pass_agrees_with_single_ones_to_rounding(tmp_path):
             assert torch.allclose(b[i, :width] if width else b[i], s[0], atol=1e-5)
 
 
-def test_choose_many_equals_choose_one_by_one(tmp_path):
+@pytest.mark.parametrize("horizon", [3, "round"])
+def test_choose_many_equals_choose_one_by_one(horizon):
     from grinch_env.games import get_game
+    from training.learner.search import NetSearch
 
-    run = _run(tmp_path, "gnoming", 3)
-    agent = make_agent(f"{run}:search=1,samples=3,top_k=3,horizon=3", num_players=3, game="gnoming", seed=0)
+    search = NetSearch(CountingNet(), "gnoming", "ppo", credit="round", samples=3, top_k=3, horizon=horizon)
     engine = get_game("gnoming").vector(num_envs=6, num_players=3, seed=9)
     obs, mask, _ = engine.reset(seed=9)
     for _ in range(5):
         obs, mask, _, _, _ = engine.step(np.array([np.flatnonzero(m)[0] for m in mask]))
-    one = [agent.search.choose(o, m.astype(bool), np.random.default_rng(i)) for i, (o, m) in enumerate(zip(obs, mask))]
-    last_one = agent.search.last
-    many = agent.search.choose_many(list(obs), [m.astype(bool) for m in mask], [np.random.default_rng(i) for i in range(6)])
-    assert many == one and agent.search.last == last_one
+    one = [search.choose(o, m.astype(bool), np.random.default_rng(i)) for i, (o, m) in enumerate(zip(obs, mask))]
+    last_one = search.last
+    many = search.choose_many(list(obs), [m.astype(bool) for m in mask], [np.random.default_rng(i) for i in range(6)])
+    assert many == one and search.last == last_one
     assert sum(len(np.flatnonzero(m)) > 1 for m in mask) >= 2  # at least two of the decisions were searched
 
 
