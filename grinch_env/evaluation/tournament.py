@@ -93,7 +93,11 @@ def play_game(
     the record also holds ``actions``: ``(seat, action)`` per decision, the
     env's ``action_log`` of the same game (:mod:`grinch_env.evaluation.logs`).
     """
-    steps = game_steps(agents, num_players, deal, seeds, game, record_actions=record_actions, **game_options)
+    return _answer_each(game_steps(agents, num_players, deal, seeds, game, record_actions=record_actions, **game_options))
+
+
+def _answer_each(steps: Generator[tuple[Any, Any, Any], int, dict[str, Any]]) -> dict[str, Any]:
+    """Drive a :func:`game_steps` game to its end, each request answered at once by its agent's ``act``; return its record."""
     try:
         request = next(steps)
         while True:
@@ -138,11 +142,20 @@ def agent_options(game: str | GameSpec, game_options: Mapping[str, Any] | None) 
 
 def run_game(table: Table, index: int, seed: int, sched: tuple[int, tuple[int, ...]], record_actions: bool = False) -> dict[str, Any]:
     """Return the record of game ``index`` of the schedule (a pure function of its arguments); ``record_actions`` as in :func:`play_game`."""
+    return _scheduled(_answer_each(_table_game(table, index, seed, sched, record_actions)), index, sched)
+
+
+def _table_game(table: Table, index: int, seed: int, sched: tuple[int, tuple[int, ...]], record_actions: bool) -> Generator:
+    """Game ``index`` of the schedule as a :func:`game_steps` generator: its deal, the table's agents of its line-up, their seeds."""
     deal, lineup = sched
     agents = [table.agent(a, s) for s, a in enumerate(lineup)]
     seeds = [agent_seed(seed, index, s) for s in range(table.num_players)]
-    record = play_game(agents, table.num_players, deal, seeds, table.game, record_actions=record_actions, **table.game_options)
-    record.update(index=index, deal=deal, lineup=list(lineup))
+    return game_steps(agents, table.num_players, deal, seeds, table.game, record_actions=record_actions, **table.game_options)
+
+
+def _scheduled(record: dict[str, Any], index: int, sched: tuple[int, tuple[int, ...]]) -> dict[str, Any]:
+    """``record`` with the game's place in the schedule: its index, deal seed and line-up."""
+    record.update(index=index, deal=sched[0], lineup=list(sched[1]))
     return record
 
 
@@ -169,21 +182,14 @@ def run_games_lockstep(make_table: Callable[[], Table], indices: Iterable[int], 
                 agent, observation, mask = request
                 request = steps.send(int(agent.act(observation, mask)))
         except StopIteration as done:
-            record = done.value
-            record.update(index=index, deal=sched[index][0], lineup=list(sched[index][1]))
-            return record
+            return _scheduled(done.value, index, sched[index])
         live[slot] = (index, steps, request)
         return None
 
     def fill(slot: int) -> Iterator[dict[str, Any]]:
         """Start the slot's next games until one waits on a batched agent; yield the records of those that end first."""
         for index in pending:
-            deal, lineup = sched[index]
-            table = tables[slot]
-            agents = [table.agent(a, s) for s, a in enumerate(lineup)]
-            seeds = [agent_seed(seed, index, s) for s in range(table.num_players)]
-            steps = game_steps(agents, table.num_players, deal, seeds, table.game, record_actions=record_actions, **table.game_options)
-            record = advance(slot, index, steps, None)
+            record = advance(slot, index, _table_game(tables[slot], index, seed, sched[index], record_actions), None)
             if record is None:
                 return
             yield record

@@ -151,6 +151,12 @@ class _GrinchRules:
 RULES = {"gnoming": _GnomingRules, "grinch": _GrinchRules}
 
 
+def _preference(scores: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The legal actions of ``mask`` in the order of the network's ``scores`` (ties: lowest id)."""
+    legal = np.flatnonzero(np.asarray(mask).astype(bool))
+    return legal[np.argsort(-scores[legal], kind="stable")]
+
+
 # ------------------------------------------------------------------ the search
 class NetSearch:
     """The search of the module docstring for one network (``net(state, actions) -> (logits, q, value)``)."""
@@ -175,8 +181,7 @@ class NetSearch:
     def prior(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Return the legal actions in the network's order of preference (ties: lowest id)."""
         scores, _ = self._forward(np.asarray(obs, np.float32)[None])
-        legal = np.flatnonzero(mask)
-        return legal[np.argsort(-scores[0][legal], kind="stable")]
+        return _preference(scores[0], mask)
 
     def choose(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
         """Return the searched action for ``obs`` (the observer's own observation and mask)."""
@@ -188,27 +193,25 @@ class NetSearch:
         ``self.last`` describes the last decision."""
         obs = np.stack([np.asarray(o, np.float32) for o in observations])
         scores, _ = self._forward(obs)
-        orders, games, mes, starts, owners = [], [], [], [], []
-        for d, (mask, rng) in enumerate(zip(masks, rngs)):
-            legal = np.flatnonzero(np.asarray(mask).astype(bool))
-            order = legal[np.argsort(-scores[d][legal], kind="stable")]
-            orders.append(order)
+        orders = [_preference(row, mask) for row, mask in zip(scores, masks)]
+        games, mes, starts, spans = [], [], [], []  # spans[d]: decision d's copies in games (empty: not searched)
+        for d, (order, rng) in enumerate(zip(orders, rngs)):
+            first = len(games)
             if len(order[: self.top_k]) > 1:
                 g, me, start_round = self.candidate_games(obs[d], order[: self.top_k], rng.integers(2**62, size=self.samples))
                 games += g
                 mes += [me] * len(g)
                 starts += [start_round] * len(g)
-                owners += [d] * len(g)
+            spans.append(slice(first, len(games)))
         values = self.rollout(games, np.array(mes, np.int64), np.array(starts, np.int64)) if games else np.zeros(0)
-        owners_arr = np.array(owners, np.int64)
         chosen = []
-        for d, order in enumerate(orders):
+        for order, span in zip(orders, spans):
             cands = order[: self.top_k]
             self.last = {"prior": order.tolist(), "candidates": cands.tolist(), "values": None}
             if len(cands) == 1:
                 chosen.append(int(cands[0]))
                 continue
-            mean = values[owners_arr == d].reshape(len(cands), self.samples).mean(1)
+            mean = values[span].reshape(len(cands), self.samples).mean(1)
             self.last["values"] = mean.tolist()
             chosen.append(int(cands[int(np.argmax(mean))]))  # first maximum: the prior's order breaks ties
         return chosen
