@@ -87,6 +87,9 @@ class LearnerConfig(_Section):
     max_grad_norm: float = Field(0.5, gt=0)
     save_every_seconds: float = Field(120.0, gt=0)
     torch_threads: int = Field(1, ge=1)
+    opponents: dict[str, float] = Field(default_factory=dict, description="agent spec -> share of each table size's games per iteration "
+                                        "in which the learner plays one seat (drawn per game) against that agent in every other seat; "
+                                        "only the learner's decisions are learned from; the rest of the games are self-play")
     net: NetConfig = Field(default_factory=NetConfig)
     ppo: PPOSection = Field(default_factory=PPOSection)
     dmc: DMCSection = Field(default_factory=DMCSection)
@@ -110,7 +113,33 @@ class LearnerConfig(_Section):
             raise ValueError("credit='round' needs game=gnoming and reward_mode=margin: only there are rounds independent deals whose margins add up to the game's")
         if self.credit == "pad" and (self.game != "grinch" or self.reward_mode != "margin"):
             raise ValueError("credit='pad' needs game=grinch and reward_mode=margin: only there is the final reward the banked score-pad margin")
+        self._check_opponents(spec, sizes)
         return self
+
+    def _check_opponents(self, spec, sizes: list[int]) -> None:
+        from grinch_env.agents import make_agent
+
+        per_size = self.num_envs // len(sizes)
+        for name, share in self.opponents.items():
+            if not 0 < share <= 1:
+                raise ValueError(f"opponents[{name!r}] is a share of the games, in (0, 1], got {share}")
+            games = share * per_size
+            if abs(games - round(games)) > 1e-9:
+                raise ValueError(f"opponents[{name!r}] = {share} of {per_size} games per table size is {games:g} games: pick a share that gives whole games "
+                                 f"(a multiple of 1/{per_size})")
+            for n in sizes:
+                try:
+                    make_agent(name, seed=0, num_players=n, game=self.game)
+                except (ValueError, OSError) as exc:
+                    raise ValueError(f"opponents: {name!r} is not a {spec.title} agent for {n} players: {exc}") from None
+        total = sum(self.opponents.values())
+        if total > 1 + 1e-9:
+            raise ValueError(f"the opponents' shares add up to {total:g}; at most 1 (the rest of the games are self-play)")
+
+    def opponent_games(self) -> list[tuple[str, int]]:
+        """Return ``(agent spec, games per table size per iteration)`` of every configured opponent, in config order."""
+        per_size = self.num_envs // len(self.table_sizes)
+        return [(name, int(round(share * per_size))) for name, share in self.opponents.items()]
 
     @property
     def table_sizes(self) -> list[int]:

@@ -167,8 +167,21 @@ def seat_gae_dense(values: np.ndarray, seats: np.ndarray, dones: np.ndarray, ste
     return adv
 
 
+@dataclass
+class Tables:
+    """Which game slots of a rollout seat fixed opponents: the learner then plays only ``learner_seat[i]``.
+
+    ``learner_seat[i]`` is ``-1`` for a self-play slot (the network plays every
+    seat); ``groups`` lists ``(slots, agent)``: those slots' other seats are
+    played by ``agent.act_batch`` and their decisions are not learned from.
+    """
+
+    learner_seat: np.ndarray  # int64[num_envs]
+    groups: list[tuple[np.ndarray, object]]
+
+
 def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generator, epsilon: float = 0.0,
-            gamma: float = 1.0, gae_lambda: float = 0.95, credit: str = "game") -> Batch:
+            gamma: float = 1.0, gae_lambda: float = 0.95, credit: str = "game", tables: Tables | None = None) -> Batch:
     """Return one rollout: every slot of ``engine`` plays one game from a fresh seed, all seats by ``net``.
 
     PPO samples the masked policy; DMC plays the masked argmax of Q, a uniform
@@ -176,53 +189,65 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
     margin reward) makes every round its own episode (:func:`round_episodes`);
     ``credit="pad"`` (Grinch, margin reward) pays every decision the change of
     its seat's banked margin (:func:`pad_rewards`): the returns are the margin
-    still to come, ``outcomes`` stay the game's.
+    still to come, ``outcomes`` stay the game's.  With ``tables`` some slots
+    seat fixed opponents (:class:`Tables`); only the network's own decisions
+    are in the batch.
     """
     from training.ppo import seat_gae
 
     num_envs = engine.num_envs
     obs, mask, seat = engine.reset(seed=int(rng.integers(2**63)))
     active = np.ones(num_envs, bool)
+    learner_seat = np.full(num_envs, -1, np.int64) if tables is None else np.asarray(tables.learner_seat, np.int64)
+    if learner_seat.shape != (num_envs,):
+        raise ValueError(f"tables.learner_seat must have one entry per game slot ({num_envs}), got shape {learner_seat.shape}")
+    groups = [] if tables is None else [(np.asarray(slots, np.int64), agent) for slots, agent in tables.groups]
+    in_group = np.zeros(num_envs, bool)
+    for slots, _ in groups:
+        if in_group[slots].any() or (learner_seat[slots] < 0).any():
+            raise ValueError("every slot of a tables group needs its learner seat (>= 0) and belongs to one group only")
+        in_group[slots] = True
+    if ((learner_seat >= 0) & ~in_group).any():
+        raise ValueError("a slot with a learner seat must be in a tables group (its other seats need an agent)")
     if credit == "pad" and (game != "grinch" or engine.reward_mode != "margin"):
         raise ValueError(f"credit='pad' needs Grinch with reward_mode='margin' (the banked margin is that reward so far), got {game!r} with {engine.reward_mode!r}")
     if credit not in ("game", "round", "pad"):
         raise ValueError(f"credit must be 'game', 'round' or 'pad', got {credit!r}")
-    rec: dict[str, list] = {k: [] for k in ("obs", "mask", "act", "logp", "val", "seat", "done", "rew", "active", "phi")}
+    rec: dict[str, list] = {k: [] for k in ("obs", "mask", "act", "logp", "val", "seat", "done", "rew", "active", "phi", "mine")}
     if credit == "pad":
         from grinch_env.grinch.tokens import banked_margin
     while active.any():
-        idx = np.flatnonzero(active)
-        st, at = encode(game, obs[idx])
-        m = torch.from_numpy(mask[idx].astype(bool))
-        with torch.no_grad():
-            logits, q, v = net(st, at)
+        mine = active & ((learner_seat < 0) | (seat == learner_seat))
+        idx = np.flatnonzero(mine)
         actions = mask.argmax(1).astype(np.int64)  # finished slots play any legal action (not recorded)
+        for slots, agent in groups:
+            theirs = slots[active[slots] & (seat[slots] != learner_seat[slots])]
+            if len(theirs):
+                actions[theirs] = np.asarray(agent.act_batch(obs[theirs], mask[theirs]), dtype=np.int64)
         logp = np.zeros(num_envs, np.float32)
         val = np.zeros(num_envs, np.float32)
-        if algo == "ppo":
-            dist = MaskedCategorical(logits, m)
-            a = dist.sample()
-            logp[idx] = dist.log_prob(a).numpy()
-            val[idx] = v.numpy()
-            actions[idx] = a.numpy()
-        else:
-            a = torch.where(m, q, torch.full_like(q, MASK_VALUE)).argmax(1).numpy()
-            explore = rng.random(len(idx)) < epsilon
-            if explore.any():
-                legal = mask[idx[explore]].astype(np.float64)
-                pick = (rng.random(legal.shape) * legal).argmax(1)  # a uniform legal action
-                a = a.copy()
-                a[explore] = pick
-            val[idx] = q.numpy()[np.arange(len(idx)), a]
-            actions[idx] = a
-        rec["phi"].append(banked_margin(obs) if credit == "pad" else np.zeros(num_envs, np.float32))
-        rec["obs"].append(obs.astype(np.float16))
-        rec["mask"].append(mask.copy())
-        rec["act"].append(actions)
-        rec["logp"].append(logp)
-        rec["val"].append(val)
-        rec["seat"].append(seat.copy())
-        rec["active"].append(active.copy())
+        if len(idx):
+            st, at = encode(game, obs[idx])
+            m = torch.from_numpy(mask[idx].astype(bool))
+            with torch.no_grad():
+                logits, q, v = net(st, at)
+            if algo == "ppo":
+                dist = MaskedCategorical(logits, m)
+                a = dist.sample()
+                logp[idx] = dist.log_prob(a).numpy()
+                val[idx] = v.numpy()
+                actions[idx] = a.numpy()
+            else:
+                a = torch.where(m, q, torch.full_like(q, MASK_VALUE)).argmax(1).numpy()
+                explore = rng.random(len(idx)) < epsilon
+                if explore.any():
+                    legal = mask[idx[explore]].astype(np.float64)
+                    pick = (rng.random(legal.shape) * legal).argmax(1)  # a uniform legal action
+                    a = a.copy()
+                    a[explore] = pick
+                val[idx] = q.numpy()[np.arange(len(idx)), a]
+                actions[idx] = a
+        _record(rec, obs, mask, actions, logp, val, seat, active, mine, banked_margin(obs) if credit == "pad" else None)
         obs, mask, seat, rewards, dones = engine.step(actions)
         rec["done"].append(dones & active)
         rec["rew"].append(rewards.astype(np.float32))
@@ -244,7 +269,7 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
         adv, _ = seat_gae(arr["val"], arr["seat"], arr["done"], arr["rew"], gamma, gae_lambda)
     if algo != "ppo":
         adv = returns - arr["val"]
-    keep = arr["active"] & complete
+    keep = arr["mine"] & complete
     ret = (adv + arr["val"]) if algo == "ppo" else returns
     return Batch(
         obs=arr["obs"][keep], masks=arr["mask"][keep], actions=arr["act"][keep], logprobs=arr["logp"][keep],
@@ -252,6 +277,19 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
         outcomes=outcomes[keep],
         games=games, steps=int(arr["active"].sum()),
     )
+
+
+def _record(rec: dict[str, list], obs, mask, actions, logp, val, seat, active, mine, phi) -> None:
+    """Append one step of every slot to the rollout's record (``mine``: the network's own decisions, the ones learned from)."""
+    rec["phi"].append(np.zeros(len(seat), np.float32) if phi is None else phi)
+    rec["obs"].append(obs.astype(np.float16))
+    rec["mask"].append(mask.copy())
+    rec["act"].append(actions)
+    rec["logp"].append(logp)
+    rec["val"].append(val)
+    rec["seat"].append(seat.copy())
+    rec["active"].append(active.copy())
+    rec["mine"].append(mine.copy())
 
 
 def greedy_actions(net: TokenNet, game: str, algo: str, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -323,5 +361,5 @@ class LearnerAgent:
         return f"LearnerAgent(name={self.name!r}, game={self.game!r}, algo={self.algo!r})"
 
 
-__all__ = ["Batch", "LearnerAgent", "collect", "encode", "final_returns", "greedy_actions", "match_batch", "pad_rewards", "seat_gae_dense",
+__all__ = ["Batch", "LearnerAgent", "Tables", "collect", "encode", "final_returns", "greedy_actions", "match_batch", "pad_rewards", "seat_gae_dense",
            "tokens_module"]

@@ -71,6 +71,37 @@ class Trainer:
         self.last_stats: dict[str, float] = {}
         self.next_eval = 0.0
         self.engine = cfg.spec.vector(num_envs=cfg.num_envs, num_players=cfg.num_players, seed=cfg.seed, reward_mode=cfg.reward_mode)
+        self.opponents = self._make_opponents()
+
+    def _make_opponents(self) -> list[tuple[str, int, np.ndarray, Any]]:
+        """Return ``(spec, table size, slots, agent)`` for every configured opponent and table size: which game slots it fills."""
+        from grinch_env.agents import make_agent
+
+        cfg = self.cfg
+        sizes = cfg.table_sizes
+        out = []
+        first = 0  # the index, within each table size's slots, of the next opponent's first game
+        for name, games in cfg.opponent_games():
+            for k, n in enumerate(sizes):
+                slots = k + len(sizes) * np.arange(first, first + games)  # slot i has size sizes[i % len(sizes)] (the engine's cycle)
+                out.append((name, n, slots, make_agent(name, seed=0, num_players=n, game=cfg.game)))
+            first += games
+        return out
+
+    def tables(self):
+        """Return this iteration's :class:`~training.learner.rollout.Tables` (None: all self-play): the learner's seat per game
+        drawn from the run's stream, every opponent re-seeded from it (so a resumed run plays the same games)."""
+        from training.learner.rollout import Tables
+
+        if not self.opponents:
+            return None
+        seats = np.full(self.cfg.num_envs, -1, np.int64)
+        groups = []
+        for _, n, slots, agent in self.opponents:
+            seats[slots] = self.rng.integers(n, size=len(slots))
+            agent.reset(int(self.rng.integers(2**63)))
+            groups.append((slots, agent))
+        return Tables(learner_seat=seats, groups=groups)
 
     # ------------------------------------------------------------ checkpoint
     def state(self) -> dict[str, Any]:
@@ -124,7 +155,7 @@ class Trainer:
         eps = epsilon_at(cfg, self.samples) if cfg.algo == "dmc" else 0.0
         self.net.eval()
         batch = collect(self.engine, self.net, cfg.game, cfg.algo, self.rng, epsilon=eps, gamma=cfg.ppo.gamma, gae_lambda=cfg.ppo.gae_lambda,
-                        credit=cfg.credit)
+                        credit=cfg.credit, tables=self.tables())
         self.net.train()
         update = ppo_update if cfg.algo == "ppo" else dmc_update
         stats = update(self.net, self.opt, batch, cfg, self.rng)
