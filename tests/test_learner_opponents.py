@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+import yaml
 
 from grinch_env.games import get_game
 from training.learner.config import load_config
@@ -127,3 +128,36 @@ def test_resume_with_opponents_is_exact(tmp_path, algo):
     a, b = straight.net.state_dict(), resumed.net.state_dict()
     assert all(torch.equal(a[k], b[k]) for k in a)
     assert straight.rng.bit_generator.state == resumed.rng.bit_generator.state
+
+
+def _small(root, name):
+    return ["algo=ppo", "game=grinch", "num_players=2", "num_envs=4", "minibatch_size=64", f"checkpoint_dir={root}", f"run_name={name}",
+            "net.d_model=16", "net.heads=2", "net.ff=16", "eval.games=2", "eval.opponents=[random]"]
+
+
+def test_a_branch_config_continues_the_run_exactly_as_resume_with_overrides(tmp_path):
+    from training.learner.run import main
+
+    base = train(Trainer(load_config(None, _small(tmp_path, "base"))), max_iterations=2, quiet=True)
+    changes = ["opponents={random: 0.5}", "learning_rate=0.002", "max_seconds=1e9"]
+    by_resume = Trainer.load(base.cfg.run_dir, ["run_name=by_resume", *changes])
+    assert by_resume.opt.param_groups[0]["lr"] == 0.002 and by_resume.iteration == 2
+    train(by_resume, max_iterations=4, quiet=True)
+    cfg = tmp_path / "branch.yaml"
+    data = load_config(None, _small(tmp_path, "by_config") + changes[:2] + [f"branch_from={base.cfg.run_dir}"]).model_dump()
+    cfg.write_text(yaml.safe_dump(data))
+    assert main(["--config", str(cfg), "--set", "max_seconds=1e9", "--for-seconds", "0"]) == 0  # a zero-length piece: saves the branch point
+    by_config = train(Trainer.load(tmp_path / "by_config"), max_iterations=4, quiet=True)
+    assert (tmp_path / "base" / "latest.pt").exists() and Trainer.load(tmp_path / "base").iteration == 2  # the branched run is untouched
+    a, b = by_resume.net.state_dict(), by_config.net.state_dict()
+    assert by_config.iteration == 4 and all(torch.equal(a[k], b[k]) for k in a)
+    keys = ("iteration", "samples", "opponent", "win_share")
+    assert [tuple(r[k] for k in keys) for r in by_config.curve[:len(base.curve)]] == [tuple(r[k] for k in keys) for r in base.curve]  # it goes on
+
+
+def test_a_branch_keeps_the_network_and_says_so(tmp_path):
+    base = train(Trainer(load_config(None, _small(tmp_path, "base"))), max_iterations=1, quiet=True, curve=False)
+    with pytest.raises(ValueError, match=r"trained with net=.*keeps net \(start a fresh run with --config for another\)"):
+        Trainer.load(base.cfg.run_dir, ["net.d_model=32"])
+    with pytest.raises(ValueError, match="trained with algo='ppo'"):
+        Trainer.load(base.cfg.run_dir, config=load_config(None, _small(tmp_path, "other") + ["algo=dmc"]))

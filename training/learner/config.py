@@ -79,6 +79,9 @@ class LearnerConfig(_Section):
     reward_mode: str = Field("margin", description="the engine's reward: terminal, zero-sum; 'margin' is denser than the win reward")
     credit: Literal["game", "round", "pad"] = Field("game", description="'round' (Gnoming, margin): each round is an episode paid its own margin; "
                                                     "'pad' (Grinch, margin): potential-based shaping by the banked score-pad margin")
+    branch_from: str | None = Field(None, description="a fresh run (--config) starts from this learner run's state (a run directory or "
+                                    "its latest.pt: weights, optimizer, counters, random streams and curve) under this config; "
+                                    "its CPU time counts against max_seconds.  Same game, algo and net")
     num_envs: int = Field(32, ge=1, description="games per iteration (each plays exactly one game)")
     max_seconds: float = Field(900.0, gt=0, description="training CPU-time budget of this run, over all pieces (rollouts and updates)")
     max_samples: int | None = Field(None, ge=1, description="stop after this many learner samples (None: time only)")

@@ -121,14 +121,22 @@ class Trainer:
         return path
 
     @classmethod
-    def load(cls, path: str | Path, overrides: list[str] | None = None) -> Trainer:
-        """Return the trainer saved at ``path`` (a ``.pt`` or a run directory); ``overrides`` may change budgets (``max_seconds=...``)."""
+    def load(cls, path: str | Path, overrides: list[str] | None = None, config: LearnerConfig | None = None) -> Trainer:
+        """Return the trainer saved at ``path`` (a ``.pt`` or a run directory).
+
+        ``overrides`` (``key=value``) change the saved config, e.g. budgets
+        (``max_seconds=...``) or, with ``run_name=NEW``, branch the run into
+        ``checkpoints/NEW``; ``config`` replaces it whole (``branch_from``).
+        Either way the game, the algorithm and the network must stay the
+        saved run's, and the learning rate is the new config's.
+        """
         ckpt, path = read_run_file(path, RUN_FORMAT, f"give a run directory holding {LATEST} or the .pt file", "a learner checkpoint")
         data = ckpt["config"]
         want = tokens_module(data["game"]).TOKENS_VERSION
         if ckpt.get("tokens_version", 1) != want:
             raise ValueError(f"{path} was trained on tokens version {ckpt.get('tokens_version', 1)} of {data['game']}; this code encodes version {want}")
-        cfg = LearnerConfig.model_validate(data)
+        saved = LearnerConfig.model_validate(data)
+        cfg = saved if config is None else config
         if overrides:
             import yaml
 
@@ -138,9 +146,15 @@ class Trainer:
                 key, _, value = item.partition("=")
                 _set(data, key.strip(), yaml.safe_load(value))
             cfg = LearnerConfig.model_validate(data)
+        changed = [k for k in ("game", "algo", "net") if getattr(cfg, k) != getattr(saved, k)]
+        if changed:
+            raise ValueError(f"{path} was trained with " + ", ".join(f"{k}={getattr(saved, k)!r}" for k in changed) + "; a resumed or branched run keeps "
+                             + ", ".join(changed) + " (start a fresh run with --config for another)")
         t = cls(cfg)
         t.net.load_state_dict(ckpt["model"])
         t.opt.load_state_dict(ckpt["optimizer"])
+        for group in t.opt.param_groups:  # the optimizer's saved state carries the old rate; the config's is the one asked for
+            group["lr"] = cfg.learning_rate
         t.rng.bit_generator.state = ckpt["numpy_rng"]
         torch.set_rng_state(ckpt["torch_rng"])
         for k in ("iteration", "samples", "games", "train_seconds", "next_eval", "curve", "last_stats"):
@@ -352,7 +366,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {cfg.run_dir / LATEST} exists: resume it with --resume {cfg.run_dir}, or pick another run_name (--set run_name=...)",
                   file=sys.stderr)
             return 2
-        trainer = Trainer(cfg)
+        trainer = Trainer.load(cfg.branch_from, config=cfg) if cfg.branch_from else Trainer(cfg)
         cfg.run_dir.mkdir(parents=True, exist_ok=True)
         import yaml
 
