@@ -131,11 +131,11 @@ class Trainer:
         saved run's, and the learning rate is the new config's.
         """
         ckpt, path = read_run_file(path, RUN_FORMAT, f"give a run directory holding {LATEST} or the .pt file", "a learner checkpoint")
-        data = ckpt["config"]
-        want = tokens_module(data["game"]).TOKENS_VERSION
+        data = ckpt["config"] if config is None else config.model_dump()
+        want = tokens_module(ckpt["config"]["game"]).TOKENS_VERSION
         if ckpt.get("tokens_version", 1) != want:
-            raise ValueError(f"{path} was trained on tokens version {ckpt.get('tokens_version', 1)} of {data['game']}; this code encodes version {want}")
-        saved = LearnerConfig.model_validate(data)
+            raise ValueError(f"{path} was trained on tokens version {ckpt.get('tokens_version', 1)} of {ckpt['config']['game']}; this code encodes version {want}")
+        saved = LearnerConfig.model_validate(ckpt["config"])
         cfg = saved if config is None else config
         if overrides:
             import yaml
