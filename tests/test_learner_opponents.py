@@ -161,3 +161,14 @@ def test_a_branch_keeps_the_network_and_says_so(tmp_path):
         Trainer.load(base.cfg.run_dir, ["net.d_model=32"])
     with pytest.raises(ValueError, match="trained with algo='ppo'"):
         Trainer.load(base.cfg.run_dir, config=load_config(None, _small(tmp_path, "other") + ["algo=dmc"]))
+
+
+def test_a_resume_branched_by_run_name_writes_its_config_beside_its_checkpoint(tmp_path):
+    from training.learner.run import main
+
+    train(Trainer(load_config(None, _small(tmp_path, "base"))), max_iterations=1, quiet=True, curve=False)
+    assert main(["--resume", str(tmp_path / "base"), "--set", "run_name=league", "--set", "opponents={random: 0.5}", "--set", "max_seconds=1e9",
+                 "--for-seconds", "0"]) == 0
+    saved = yaml.safe_load((tmp_path / "league" / "config.yaml").read_text())
+    assert saved["run_name"] == "league" and saved["opponents"] == {"random": 0.5} and saved["max_seconds"] == 1e9
+    assert Trainer.load(tmp_path / "league").iteration == 1

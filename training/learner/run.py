@@ -367,10 +367,11 @@ def main(argv: list[str] | None = None) -> int:
                   file=sys.stderr)
             return 2
         trainer = Trainer.load(cfg.branch_from, config=cfg) if cfg.branch_from else Trainer(cfg)
-        cfg.run_dir.mkdir(parents=True, exist_ok=True)
-        import yaml
+    import yaml
 
-        (cfg.run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.model_dump(), sort_keys=False))
+    # the config this piece runs under (a resume's --set included), beside the run's latest.pt
+    trainer.cfg.run_dir.mkdir(parents=True, exist_ok=True)
+    (trainer.cfg.run_dir / "config.yaml").write_text(yaml.safe_dump(trainer.cfg.model_dump(), sort_keys=False))
     train(trainer, for_seconds=args.for_seconds)
     games = trainer.cfg.eval.final_games if args.final_games is None else args.final_games
     if trainer.done() and games > 0:
