@@ -14,7 +14,7 @@ from training.learner.algos import dmc_update, ppo_update
 from training.learner.config import load_config
 from training.learner.net import TokenNet
 from training.learner.rollout import Batch, LearnerAgent, collect, encode, final_returns
-from training.learner.run import Trainer, main, train
+from training.learner.run import Trainer, curve_series, main, train
 from training.ppo import seat_gae
 
 
@@ -134,6 +134,17 @@ def test_resume_is_exact(tmp_path, algo):
     assert straight.curve[-1] | {"wall_seconds": 0, "train_seconds": 0} == resumed.curve[-1] | {"wall_seconds": 0, "train_seconds": 0}
     assert (tmp_path / "b" / algo / "curve.csv").read_text().count("\n") == 1 + len(resumed.curve)
     assert (tmp_path / "b" / algo / "curve.png").stat().st_size > 0
+
+
+def test_curve_lines_are_the_pairs_that_have_points():
+    # a branch that drops sizes 4 and 5 and adds search at 3 only: greedy 3/4/5 before, greedy 3 and search 3 after
+    point = lambda it, opp, n: {"iteration": it, "opponent": opp, "num_players": n, "win_share": 0.5, "half_width": 0.1}  # noqa: E731
+    curve = [point(0, "greedy", 3), point(0, "greedy", 4), point(0, "greedy", 5), point(9, "greedy", 3), point(9, "search", 3)]
+    lines = curve_series(curve)
+    assert [(label, n, [r["iteration"] for r in rows]) for label, n, rows in lines] == [
+        ("vs greedy 3p", 3, [0, 9]), ("vs greedy 4p", 4, [0]), ("vs greedy 5p", 5, [0]), ("vs search 3p", 3, [9])]
+    one_size = [point(0, "random", 2), point(0, "greedy", 2), point(5, "random", 2)]
+    assert [(label, [r["iteration"] for r in rows]) for label, _, rows in curve_series(one_size)] == [("vs random", [0, 5]), ("vs greedy", [0])]
 
 
 def test_learner_agent_plays_in_the_harness():

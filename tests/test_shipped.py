@@ -77,11 +77,13 @@ def test_the_readme_results_table_quotes_expert_iteration_and_names_the_shipped_
     assert load_agent(ROOT / "checkpoints" / "distill_lookahead").name == "distill_lookahead/best"
 
 
-# The general learner's long Gnoming run, shipped at two points (its latest.pt then): run -> (iteration, the greedy
-# sizes of its report, each search match and where its interval lies: "under" parity, "parity" (the interval holds it), "above").
+# The general learner's long Gnoming run, shipped at two points of its self-play and one of its league branch (the
+# run's latest.pt then): run -> (iteration, the configs/ file that made it, the greedy sizes of its report, each search
+# match and where its interval lies: "under" parity, "parity" (the interval holds it), "above").
 LEARNERS = {
-    "learner_gnoming_long_106min": (167, (3, 4, 5, 6, 7), {"search@3p": "under"}),
-    "learner_gnoming_long_237min": (372, (3, 5, 7), {"search@3p": "parity", "search@5p": "under"}),
+    "learner_gnoming_long_106min": (167, "learner_gnoming_long", (3, 4, 5, 6, 7), {"search@3p": "under"}),
+    "learner_gnoming_long_237min": (372, "learner_gnoming_long", (3, 5, 7), {"search@3p": "parity", "search@5p": "under"}),
+    "learner_gnoming_league_373min": (611, "learner_gnoming_league", (3, 5), {"search@3p": "above", "search@5p": "parity"}),
 }
 
 
@@ -97,13 +99,14 @@ def test_the_shipped_learners_load_play_every_size_and_the_readme_quotes_their_r
     from training.learner.config import load_config as load_learner_config
     from training.learner.formats import RUN_FORMAT
 
-    iteration, greedy_sizes, searches = LEARNERS[learner]
+    iteration, config, greedy_sizes, searches = LEARNERS[learner]
     run_dir = ROOT / "checkpoints" / learner
     ckpt = torch.load(run_dir / "latest.pt", map_location="cpu", weights_only=False)
-    assert (ckpt["format"], ckpt["iteration"], ckpt["config"]["num_players"]) == (RUN_FORMAT, iteration, [3, 4, 5, 6, 7])
+    made_by = load_learner_config(ROOT / "configs" / f"{config}.yaml", [])
+    assert (ckpt["format"], ckpt["iteration"], ckpt["config"]["num_players"]) == (RUN_FORMAT, iteration, made_by.num_players)
     stored = LearnerConfig.model_validate(yaml.safe_load((run_dir / "config.yaml").read_text()))
-    assert stored == LearnerConfig.model_validate(ckpt["config"]) == load_learner_config(ROOT / "configs" / "learner_gnoming_long.yaml", [])
-    for n in (3, 7):
+    assert stored == LearnerConfig.model_validate(ckpt["config"]) == made_by
+    for n in (min(made_by.table_sizes), max(made_by.table_sizes)):  # one network for every size it trained on
         result = evaluate([str(run_dir), "random"], num_players=n, num_games=1, seed=0, game="gnoming")
         assert result.agents == [learner, "random"] and result.num_games == 1
     summary = json.loads((run_dir / "report" / "summary.json").read_text())
@@ -121,3 +124,18 @@ def test_the_shipped_learners_load_play_every_size_and_the_readme_quotes_their_r
         assert key == f"greedy@{n}p" and got["games"] == 1200 and got["win_rate_ci"][0] > 1 / n  # above parity with its interval, at every size
         assert _cell(got["win_rate"], got["win_rate_ci"], n) in cells[2]
         assert f"{got['win_rate']:.3f}" in (run_dir / "report" / f"vs_greedy_{n}p.txt").read_text()
+
+
+# The long runs' committed resume points (each trained in pieces): run -> the configs/ file that made it.
+RESUME_POINTS = {"learner_gnoming_long": "learner_gnoming_long", "learner_gnoming_league": "learner_gnoming_league", "learner_grinch_long": "learner_grinch_long"}
+
+
+@pytest.mark.parametrize("run", sorted(RESUME_POINTS))
+def test_each_long_runs_resume_point_loads_under_its_config_with_budget_left(run):
+    from training.learner.config import load_config as load_learner_config
+    from training.learner.run import Trainer
+
+    trainer = Trainer.load(ROOT / "checkpoints" / run)
+    assert trainer.cfg == load_learner_config(ROOT / "configs" / f"{RESUME_POINTS[run]}.yaml", [])
+    assert trainer.cfg.run_name == run and 0 < trainer.train_seconds < trainer.cfg.max_seconds and trainer.iteration > 0
+    assert trainer.curve and trainer.curve[-1]["iteration"] <= trainer.iteration

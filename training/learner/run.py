@@ -207,6 +207,23 @@ class Trainer:
                 or (max_iterations is not None and self.iteration >= max_iterations))
 
 
+def curve_series(curve: list[dict[str, Any]]) -> list[tuple[str, int | None, list[dict[str, Any]]]]:
+    """Return the curve's lines: ``(label, table size, rows)`` for every (opponent, size) pair that has points.
+
+    A run that adds an opponent or drops a size part-way (a branch) has no
+    points for the other pairs; they get no line and no legend entry.  With a
+    single table size the label names the opponent alone.
+    """
+    sizes = list(dict.fromkeys(r.get("num_players") for r in curve))
+    out = []
+    for opp in dict.fromkeys(r["opponent"] for r in curve):
+        for n in sizes:
+            rows = [r for r in curve if r["opponent"] == opp and r.get("num_players") == n]
+            if rows:
+                out.append((f"vs {opp}" + (f" {n}p" if len(sizes) > 1 else ""), n, rows))
+    return out
+
+
 def write_curve(curve: list[dict[str, Any]], run_dir: Path, title: str, parity: float | None = None) -> None:
     """Write ``curve.csv`` and ``curve.png`` (win share with 95% bands, explained variance, entropy) into ``run_dir``.
 
@@ -231,15 +248,13 @@ def write_curve(curve: list[dict[str, Any]], run_dir: Path, title: str, parity: 
     axes = [grid[0, 0], grid[0, 1], grid[1, 0], grid[1, 1]]  # win share over CPU time, over samples; explained variance; entropy
     sizes = list(dict.fromkeys(r.get("num_players") for r in curve))
     multi = len(sizes) > 1
-    for opp in dict.fromkeys(r["opponent"] for r in curve):
-        for n in sizes:
-            rows = [r for r in curve if r["opponent"] == opp and r.get("num_players") == n]
-            scale = float(n) if multi else 1.0
-            y = np.array([r["win_share"] for r in rows]) * scale
-            hw = np.array([r["half_width"] for r in rows]) * scale
-            for ax, x in ((axes[0], np.array([r["train_seconds"] for r in rows]) / 60), (axes[1], np.array([r["samples"] for r in rows]) / 1e6)):
-                ax.plot(x, y, marker="o", label=f"vs {opp}" + (f" {n}p" if multi else ""))
-                ax.fill_between(x, y - hw, y + hw, alpha=0.2)
+    for label, n, rows in curve_series(curve):
+        scale = float(n) if multi else 1.0
+        y = np.array([r["win_share"] for r in rows]) * scale
+        hw = np.array([r["half_width"] for r in rows]) * scale
+        for ax, x in ((axes[0], np.array([r["train_seconds"] for r in rows]) / 60), (axes[1], np.array([r["samples"] for r in rows]) / 1e6)):
+            ax.plot(x, y, marker="o", label=label)
+            ax.fill_between(x, y - hw, y + hw, alpha=0.2)
     ylabel = "win share x table size (1 = parity)" if multi else "win share (learner in 1 seat)"
     for ax in axes[:2]:
         if multi:
@@ -247,7 +262,7 @@ def write_curve(curve: list[dict[str, Any]], run_dir: Path, title: str, parity: 
         elif parity is not None:
             ax.axhline(parity, color="grey", linestyle="--", linewidth=1, label=f"parity {parity:.2f}")
         ax.set(ylabel=ylabel, title=title, ylim=(0, max(sizes) if multi else 1))
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=8, ncol=2 if multi else 1)
     first = [r for r in curve if r["opponent"] == curve[0]["opponent"] and r.get("num_players") == curve[0].get("num_players")]
     x = np.array([r["train_seconds"] for r in first]) / 60
     axes[2].plot(x, [r["explained_variance"] for r in first], marker="o")
@@ -256,8 +271,8 @@ def write_curve(curve: list[dict[str, Any]], run_dir: Path, title: str, parity: 
     axes[1].set(xlabel="learner samples (millions)")
     axes[2].set(xlabel="training CPU time (min)", ylabel="explained variance", title="value/Q head vs returns")
     axes[3].set(xlabel="training CPU time (min)", ylabel="entropy (nats)", title="policy entropy")
-    if len(first) > 1:
-        axes[0].text(0.02, 0.95, f"{first[-1]['samples']:,} samples", transform=axes[0].transAxes, va="top")
+    if len(first) > 1:  # in the title: a text inside the axes would sit under the legend
+        axes[0].set_title(f"{title}: {first[-1]['samples']:,} samples")
     fig.tight_layout()
     fig.savefig(run_dir / "curve.png", dpi=90)
     plt.close(fig)
