@@ -1,4 +1,4 @@
-"""Diagnosis tests of the learner on the Grinch: tokens v2 read the score pads, and the pad credit pays exactly the game's margin."""
+"""Diagnosis tests of the learner on the Grinch: tokens v2 read the score pads, v3 give an action's row values in open rows only, and the pad credit pays exactly the game's margin."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def _pads(totals: list[int]) -> Game:
 
 
 def test_tokens_v2_read_totals_lead_and_banked_margin_in_points_over_100():
-    assert rt.TOKENS_VERSION == 2 and gnoming_tokens.TOKENS_VERSION == 2
+    assert rt.TOKENS_VERSION == 3 and gnoming_tokens.TOKENS_VERSION == 2
     game = _pads([40, 25, 61])
     d = rt.NUM_IDS
     st = rt.state_tokens(game, 0)
@@ -46,6 +46,29 @@ def test_tokens_v2_read_totals_lead_and_banked_margin_in_points_over_100():
 
     obs = np.stack([enc.encode(game, s) for s in range(3)]).astype(np.float16)
     np.testing.assert_allclose(rt.banked_margin(obs), [-0.03, -0.255, (61 - 32.5) / 100], atol=1e-6)
+
+
+def test_tokens_v3_give_a_discards_row_values_in_the_rows_still_open():
+    from grinch_env.grinch import encoding as enc
+
+    game = Game(3, rng=0)  # seat 1 (a Who) discards first, from W3 (card 5), O5 (33), P3 (41), P6 (47)
+    game.score_sheet[1][4] = 12  # its Rainbow row is used
+    game.totals[1] = 12
+    assert game.current == 1 and sorted(game.hands[1]) == [5, 33, 41, 47] and game.legal_actions() == [5, 33, 41, 47]
+    d = rt.NUM_IDS
+    at = rt.encode_batch(enc.encode(game, 1)[None])[1][0]
+    points = np.rint(at[:, d:d + 7] * rt.MAX_ROW_VALUE)
+    # discarding P3 keeps W3 O5 P6: Wreaths 3, Noise 0, Ornaments 5, Presents 6, Rainbow (3 + 5 + 6 = 14) used -> 0, no Match, no Run
+    np.testing.assert_array_equal(points[41], [3, 0, 5, 6, 0, 0, 0])
+    np.testing.assert_array_equal(points[5], [0, 0, 5, 9, 0, 0, 0])  # keeps O5 P3 P6 (its Rainbow would be 11)
+    assert not points[[5, 33, 41, 47], 4].any()
+    # the draw actions' afterstates read the same open rows; a score action is unchanged (the observation's own row values)
+    assert not points[rt.SCORE_BASE - 7:rt.SCORE_BASE, 4].any()
+    # the same hand with every row open: the Rainbow comes back
+    fresh = Game(3, rng=0)
+    points_open = np.rint(rt.encode_batch(enc.encode(fresh, 1)[None])[1][0][:, d:d + 7] * rt.MAX_ROW_VALUE)
+    np.testing.assert_array_equal(points_open[41], [3, 0, 5, 6, 14, 0, 0])
+    np.testing.assert_array_equal(np.delete(points_open, 4, axis=1), np.delete(points, 4, axis=1))
 
 
 def test_pad_rewards_by_hand_sum_to_the_game_margin():
@@ -124,3 +147,16 @@ def test_pad_credit_with_every_table_size_in_one_rollout():
                     gae_lambda=1.0, credit="pad")
     assert batch.games == 5
     np.testing.assert_allclose(batch.returns, batch.outcomes - rt.banked_margin(batch.obs.astype(np.float32)), atol=2e-5)
+
+
+def test_rows_probe_finds_greedy_always_on_the_open_rows_best():
+    from training.learner.probe import grinch_rows
+    from training.learner.probe import main as probe_main
+
+    c = grinch_rows("greedy", num_players=2, games=4)
+    # greedy keeps the hand whose best open row (plus bonus) is highest: by construction it never takes an all-rows
+    # best that is not also an open-rows best
+    assert c["decisions"] > 50 and c["best_open"] == c["decisions"] and c["differ"] > 0
+    assert c["took_all"] == 0 and c["took_open"] == c["differ"] and c["best_all"] < c["decisions"]
+    with pytest.raises(SystemExit):
+        probe_main(["grinch-rows"])  # the agent to probe is required

@@ -92,7 +92,7 @@ def test_grinch_action_tokens_are_the_scoring_rules_of_the_afterstate():
     layout = resolve_layout("standard")
     scales = rt._layout("standard").scales
     d = rt.NUM_IDS
-    checked = 0
+    checked = used_and_scoring = 0
     for seed in range(12):
         game = _play(Grinch(3, rng=seed), int(np.random.default_rng(seed).integers(0, 40)), seed)
         if game.done:
@@ -115,10 +115,12 @@ def test_grinch_action_tokens_are_the_scoring_rules_of_the_afterstate():
                 continue
             else:
                 after = hand  # the draw pile: before chance
-            np.testing.assert_allclose(t[d:d + 7], np.array(row_scores(after)) / 30, atol=1e-6)
+            open_rows = np.array([v is None for v in game.score_sheet[seat]])  # v3: a used row reads 0
+            np.testing.assert_allclose(t[d:d + 7], np.array(row_scores(after)) * open_rows / 30, atol=1e-6)
             assert t[d + 7] == pytest.approx(bonus_points(after, layout) / scales.bonus)
             checked += 1
-    assert checked > 40
+            used_and_scoring += bool((np.array(row_scores(after)) * ~open_rows).any())
+    assert checked > 40 and used_and_scoring > 5  # some afterstates would have scored in a used row
 
 
 def test_hand_values_match_the_scoring_module():

@@ -10,6 +10,11 @@ token network on 32 games' decisions and print the explained variance on 8 held-
 (2 players, uniform random play): V of a fresh network on 48 games' decisions (4,032), explained variance on 16
 held-out games; ``--tokens 1`` rewrites the score-pad columns as tokens v1 had them (totals / 450, no lead, no
 banked margin), to measure what v2 changed.
+``python -m training.learner.probe grinch-rows AGENT [--players 2] [--games 100]``: does a Grinch agent (a checkpoint
+or a built-in) keep the hand that is best in the rows it can still write?  At each of its discards and discard-pile
+draws against greedy it compares the chosen afterstate with the best over all seven rows and the best over the open
+rows (row value plus bonus; the draw pile, whose value needs an expectation, is left out), and counts which one it
+took where the two differ (docs/results/learner_grinch.md, eighth session).
 These are measurements for docs/results/learner*.md, not features: nothing here enters the learner's input.
 """
 
@@ -114,9 +119,69 @@ def grinch_fit(tokens: int, credit: str, value_global: bool, lr: float, minibatc
             print(f"step {step} cpu {time.process_time() - start:.0f}s held-out EV(V) {explained_variance(v, test.returns):.3f}", flush=True)
 
 
+def grinch_rows(agent: str, num_players: int = 2, games: int = 100, seed: int = 777) -> dict[str, int]:
+    """Return counts of ``agent``'s discards and discard-pile draws against greedy: which afterstate best it took.
+
+    ``decisions``: choices among at least two discards or discard-pile draws (a
+    draw-pile choice is left out); ``best_open`` / ``best_all``: the chosen
+    afterstate is a best over the open rows / over all rows; ``differ``: the
+    two sets of bests share no action; ``took_all`` / ``took_open``: of those,
+    how often the agent took a best of each kind.
+    """
+    from grinch_env.agents import make_agent
+    from grinch_env.evaluation.evaluate import evaluate
+    from grinch_env.grinch import encoding as enc
+    from grinch_env.grinch.cards import NUM_CARDS
+    from grinch_env.grinch.game import DRAW_DISCARD_BASE, DRAW_PILE_ACTION, SCORE_BASE
+    from grinch_env.grinch.scoring import NUM_ROWS
+    from grinch_env.grinch.tokens import hand_values
+
+    inner = make_agent(agent, num_players=num_players, game="grinch")
+    seen: list[tuple[np.ndarray, np.ndarray, int]] = []
+
+    class Recorder:
+        name = inner.name
+
+        def reset(self, seed: int | None = None) -> None:
+            inner.reset(seed)
+
+        def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+            action = int(inner.act(observation, action_mask))
+            seen.append((np.array(observation), np.array(action_mask), action))
+            return action
+
+    evaluate([Recorder(), "greedy"], num_players=num_players, num_games=games, seed=seed, game="grinch")
+    out = dict.fromkeys(["decisions", "best_open", "best_all", "differ", "took_all", "took_open"], 0)
+    for obs, mask, action in seen:
+        legal = np.flatnonzero(mask)
+        legal = legal[(legal < SCORE_BASE) & (legal != DRAW_PILE_ACTION)]
+        if len(legal) < 2 or action not in legal:
+            continue
+        hand = obs[enc.HAND:enc.HAND + NUM_CARDS] > 0.5
+        tops = obs[enc.SEAT_BLOCK:enc.AT_TABLE].reshape(-1, enc.SEAT_STRIDE)[:, enc.PILE_TOP:enc.PILE_TOP + NUM_CARDS] > 0.5  # per relative seat
+        after = np.array([hand & (np.arange(NUM_CARDS) != a) if a < DRAW_PILE_ACTION else hand | tops[a - DRAW_DISCARD_BASE] for a in legal], np.float32)
+        rows, bonus = hand_values(after)
+        used = obs[enc.ROW_USED:enc.ROW_USED + NUM_ROWS] > 0.5
+        v_open = np.where(used, -1.0, rows).max(1) + bonus
+        v_all = rows.max(1) + bonus
+        i = int(np.flatnonzero(legal == action)[0])
+        best_open, best_all = set(np.flatnonzero(v_open >= v_open.max() - 1e-6)), set(np.flatnonzero(v_all >= v_all.max() - 1e-6))
+        out["decisions"] += 1
+        out["best_open"] += i in best_open
+        out["best_all"] += i in best_all
+        if not best_open & best_all:
+            out["differ"] += 1
+            out["took_all"] += i in best_all
+            out["took_open"] += i in best_open
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m training.learner.probe", description=__doc__.split("\n\n")[0])
-    p.add_argument("probe", choices=["linear", "fit", "grinch-fit"])
+    p.add_argument("probe", choices=["linear", "fit", "grinch-fit", "grinch-rows"])
+    p.add_argument("agent", nargs="?", help="grinch-rows: the Grinch agent to probe (a checkpoint or a built-in name)")
+    p.add_argument("--players", type=int, default=2, help="grinch-rows: table size")
+    p.add_argument("--games", type=int, default=100, help="grinch-rows: games against greedy (seat-rotated, paired deals)")
     p.add_argument("--credit", default=None, choices=["game", "round", "pad"], help="default: round (Gnoming), game (Grinch)")
     p.add_argument("--tokens", type=int, default=2, choices=[1, 2], help="grinch-fit: the score-pad columns of tokens v1 or v2")
     p.add_argument("--value-global", action="store_true", help="grinch-fit: the value head reads the global token too")
@@ -127,6 +192,13 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(1)
     if args.probe == "linear":
         linear()
+    elif args.probe == "grinch-rows":
+        if not args.agent:
+            p.error("grinch-rows needs the agent to probe, e.g. checkpoints/learner_grinch or greedy")
+        c = grinch_rows(args.agent, args.players, args.games)
+        print(f"{args.agent}: {c['decisions']} discard / discard-pile draw decisions in {args.games} games at {args.players} players")
+        print(f"  a best afterstate over the open rows: {c['best_open']}; over all rows: {c['best_all']}")
+        print(f"  where the two bests differ ({c['differ']}): took the all-rows best {c['took_all']}, the open-rows best {c['took_open']}")
     elif args.probe == "fit":
         fit(args.credit or "round", args.lr, args.minibatch, args.steps)
     else:
