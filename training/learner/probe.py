@@ -131,12 +131,14 @@ def grinch_rows(agent: str, num_players: int = 2, games: int = 100, seed: int = 
     from grinch_env.agents import make_agent
     from grinch_env.evaluation.evaluate import evaluate
     from grinch_env.grinch import encoding as enc
+    from grinch_env.grinch.agents.base import decode
+    from grinch_env.grinch.agents.handeval import HandEvaluator
     from grinch_env.grinch.cards import NUM_CARDS
     from grinch_env.grinch.game import DRAW_DISCARD_BASE, DRAW_PILE_ACTION, SCORE_BASE
-    from grinch_env.grinch.scoring import NUM_ROWS
-    from grinch_env.grinch.tokens import hand_values
+    from grinch_env.grinch.scoring import NUM_ROWS, resolve_layout
 
     inner = make_agent(agent, num_players=num_players, game="grinch")
+    evaluator = HandEvaluator(resolve_layout("standard"))
     seen: list[tuple[np.ndarray, np.ndarray, int]] = []
 
     class Recorder:
@@ -157,13 +159,16 @@ def grinch_rows(agent: str, num_players: int = 2, games: int = 100, seed: int = 
         legal = legal[(legal < SCORE_BASE) & (legal != DRAW_PILE_ACTION)]
         if len(legal) < 2 or action not in legal:
             continue
-        hand = obs[enc.HAND:enc.HAND + NUM_CARDS] > 0.5
-        tops = obs[enc.SEAT_BLOCK:enc.AT_TABLE].reshape(-1, enc.SEAT_STRIDE)[:, enc.PILE_TOP:enc.PILE_TOP + NUM_CARDS] > 0.5  # per relative seat
-        after = np.array([hand & (np.arange(NUM_CARDS) != a) if a < DRAW_PILE_ACTION else hand | tops[a - DRAW_DISCARD_BASE] for a in legal], np.float32)
-        rows, bonus = hand_values(after)
+        # the afterstate hands as greedy builds them (a decision's legal set is all discards or all pile draws)
+        hand = np.flatnonzero(obs[enc.HAND:enc.HAND + NUM_CARDS] > 0.5)
+        if legal[0] < DRAW_PILE_ACTION:
+            hands = np.array([hand[hand != a] for a in legal])
+        else:
+            tops = decode(obs).tops
+            hands = np.array([np.append(hand, tops[a - DRAW_DISCARD_BASE]) for a in legal])
         used = obs[enc.ROW_USED:enc.ROW_USED + NUM_ROWS] > 0.5
-        v_open = np.where(used, -1.0, rows).max(1) + bonus
-        v_all = rows.max(1) + bonus
+        v_open = evaluator.value(hands, np.where(used, -np.inf, 0.0))  # greedy's value: best open row plus bonus
+        v_all = evaluator.value(hands, np.zeros(NUM_ROWS))
         i = int(np.flatnonzero(legal == action)[0])
         best_open, best_all = set(np.flatnonzero(v_open >= v_open.max() - 1e-6)), set(np.flatnonzero(v_all >= v_all.max() - 1e-6))
         out["decisions"] += 1
