@@ -78,12 +78,14 @@ def test_the_readme_results_table_quotes_expert_iteration_and_names_the_shipped_
 
 
 # The general learner's long Gnoming run, shipped at two points of its self-play and one of its league branch (the
-# run's latest.pt then): run -> (iteration, the configs/ file that made it, the greedy sizes of its report, each search
-# match and where its interval lies: "under" parity, "parity" (the interval holds it), "above").
+# run's latest.pt then), and the league branch at the end of its budget with the run's own final report:
+# run -> (iteration, the configs/ file that made it, the greedy sizes of its report, each search match and where its
+# interval lies: "under" parity, "parity" (the interval holds it), "above"; the random sizes of its report, if any).
 LEARNERS = {
-    "learner_gnoming_long_106min": (167, "learner_gnoming_long", (3, 4, 5, 6, 7), {"search@3p": "under"}),
-    "learner_gnoming_long_237min": (372, "learner_gnoming_long", (3, 5, 7), {"search@3p": "parity", "search@5p": "under"}),
-    "learner_gnoming_league_373min": (611, "learner_gnoming_league", (3, 5), {"search@3p": "above", "search@5p": "parity"}),
+    "learner_gnoming_long_106min": (167, "learner_gnoming_long", (3, 4, 5, 6, 7), {"search@3p": "under"}, ()),
+    "learner_gnoming_long_237min": (372, "learner_gnoming_long", (3, 5, 7), {"search@3p": "parity", "search@5p": "under"}, ()),
+    "learner_gnoming_league_373min": (611, "learner_gnoming_league", (3, 5), {"search@3p": "above", "search@5p": "parity"}, ()),
+    "learner_gnoming_league": (1011, "learner_gnoming_league", (3, 5), {"search@3p": "above", "search@5p": "parity"}, (3, 5)),
 }
 
 
@@ -99,7 +101,7 @@ def test_the_shipped_learners_load_play_every_size_and_the_readme_quotes_their_r
     from training.learner.config import load_config as load_learner_config
     from training.learner.formats import RUN_FORMAT
 
-    iteration, config, greedy_sizes, searches = LEARNERS[learner]
+    iteration, config, greedy_sizes, searches, random_sizes = LEARNERS[learner]
     run_dir = ROOT / "checkpoints" / learner
     ckpt = torch.load(run_dir / "latest.pt", map_location="cpu", weights_only=False)
     made_by = load_learner_config(ROOT / "configs" / f"{config}.yaml", [])
@@ -111,7 +113,10 @@ def test_the_shipped_learners_load_play_every_size_and_the_readme_quotes_their_r
         assert result.agents == [learner, "random"] and result.num_games == 1
     summary = json.loads((run_dir / "report" / "summary.json").read_text())
     cells = _readme_rows()[learner]
-    assert sorted(summary) == sorted([f"greedy@{n}p" for n in greedy_sizes] + list(searches))
+    assert sorted(summary) == sorted([f"greedy@{n}p" for n in greedy_sizes] + list(searches) + [f"random@{n}p" for n in random_sizes])
+    for n in random_sizes:
+        got = summary.pop(f"random@{n}p")
+        assert got["games"] == 1200 and got["win_rate_ci"][0] > 0.99 and f"{got['win_rate']:.3f}" in (run_dir / "report" / f"vs_random_{n}p.txt").read_text()
     for key, side in searches.items():
         got = summary.pop(key)
         n = got["num_players"]
@@ -127,7 +132,8 @@ def test_the_shipped_learners_load_play_every_size_and_the_readme_quotes_their_r
 
 
 # The long runs' committed resume points (each trained in pieces): run -> the configs/ file that made it.
-RESUME_POINTS = {"learner_gnoming_long": "learner_gnoming_long", "learner_gnoming_league": "learner_gnoming_league", "learner_grinch_long": "learner_grinch_long"}
+# (The league branch, learner_gnoming_league, spent its budget and is a finished run in LEARNERS above.)
+RESUME_POINTS = {"learner_gnoming_long": "learner_gnoming_long", "learner_grinch_long": "learner_grinch_long"}
 
 
 @pytest.mark.parametrize("run", sorted(RESUME_POINTS))
