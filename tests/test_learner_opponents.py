@@ -172,3 +172,26 @@ def test_a_resume_branched_by_run_name_writes_its_config_beside_its_checkpoint(t
     saved = yaml.safe_load((tmp_path / "league" / "config.yaml").read_text())
     assert saved["run_name"] == "league" and saved["opponents"] == {"random": 0.5} and saved["max_seconds"] == 1e9
     assert Trainer.load(tmp_path / "league").iteration == 1
+
+
+def test_feed_probe_counts_the_discards_the_next_seat_takes():
+    """Hand-made 3-player trace (deal seed 0, piles start A [0], B [4]): seat 0 draws and discards a kind 2 onto A;
+    seat 1 takes it, places it, bounces the displaced kind 5 onto B; seat 2 draws, discards a Hazard (kind 10: it
+    leaves the round, no count), both responders pass, and seat 0 takes seat 1's kind 5 from B a turn late (no count)."""
+    from training.learner.probe import feed_replay
+    from training.learner.probe import main as probe_main
+
+    reveals = [0, 1, 0, 1, 0, 1]
+    trace = [9, 12, 10, 4, 13, 9, 12, 14, 14, 11]
+    expected = {0: {"agent": [1, 1], "opponent": [1, 0]},   # seat 1's discard is an opponent's: its next seat is seat 2
+                1: {"agent": [1, 0], "opponent": [0, 0]},   # seat 2 drew; seat 0's discard fed the agent: not counted
+                2: {"agent": [0, 0], "opponent": [1, 1]}}   # the agent's only discard was the Hazard
+    for me, counts in expected.items():
+        out = {"agent": [0, 0], "opponent": [0, 0]}
+        game = feed_replay(3, 0, reveals + trace, me, out)
+        assert out == counts and game.piles == [[0], [4]] and game.held == 5
+    out = {"agent": [0, 0], "opponent": [0, 0]}
+    feed_replay(3, 0, reveals + trace[:5] + [11], 0, out)  # seat 2 takes seat 1's kind 5 from B at once
+    assert out == {"agent": [1, 1], "opponent": [1, 1]}
+    with pytest.raises(SystemExit):
+        probe_main(["gnoming-feed"])  # the agent to probe is required

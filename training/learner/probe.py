@@ -15,6 +15,10 @@ or a built-in) keep the hand that is best in the rows it can still write?  At ea
 draws against greedy it compares the chosen afterstate with the best over all seven rows and the best over the open
 rows (row value plus bonus; the draw pile, whose value needs an expectation, is left out), and counts which one it
 took where the two differ (docs/results/learner_grinch.md, eighth session).
+``python -m training.learner.probe gnoming-feed AGENT [--players 5] [--games 200] [--opponent search]``: does a Gnoming agent
+feed its left neighbour?  In seat-rotated games against ``n - 1`` copies of the opponent it counts, per seat, the
+discards onto a pile and how often the next seat took that very card at its draw; the agent's rate is set beside the
+rate of the opponent copies whose left neighbour is another copy, so that the taker plays the same policy in both.
 These are measurements for docs/results/learner*.md, not features: nothing here enters the learner's input.
 """
 
@@ -181,11 +185,73 @@ def grinch_rows(agent: str, num_players: int = 2, games: int = 100, seed: int = 
     return out
 
 
+def feed_replay(num_players: int, game_seed: int, actions: list[int], me: int, out: dict[str, list[int]]):
+    """Replay a Gnoming game from its deal seed and decisions, adding to ``out`` the counts of :func:`gnoming_feed`
+    with the agent in seat ``me``; return the game (observed subclass of :class:`~grinch_env.gnoming.game.Game`)."""
+    from grinch_env.gnoming.cards import HAZARD
+    from grinch_env.gnoming.game import DISCARD_A, DISCARD_B, DRAW_PHASE, TAKE_A, Game
+
+    last: list = [None]  # the previous turn's discard: (seat, pile, its depth after the discard, round)
+
+    class Observed(Game):  # the game calls self._apply for every action, the forced ones too
+        def _apply(self, action: int) -> None:
+            seat = self.current
+            if self.phase is DRAW_PHASE:
+                d = last[0]
+                if d is not None and d[3] == self.round and seat == (d[0] + 1) % num_players and len(self.piles[d[1]]) == d[2]:
+                    who = "agent" if d[0] == me else "opponent" if seat != me else None
+                    if who is not None:
+                        out[who][1] += action == TAKE_A + d[1]
+                last[0] = None
+                super()._apply(action)
+                return
+            discard = action in (DISCARD_A, DISCARD_B) and self.held is not None and self.held != HAZARD
+            tp = self.turn_player
+            super()._apply(action)
+            if discard:
+                pile = action - DISCARD_A
+                last[0] = (tp, pile, len(self.piles[pile]), self.round)
+                if tp == me:
+                    out["agent"][0] += 1
+                elif (tp + 1) % num_players != me:
+                    out["opponent"][0] += 1
+
+    game = Observed(num_players, rng=game_seed)
+    for action in actions:
+        game.step(int(action))
+    return game
+
+
+def gnoming_feed(agent: str, num_players: int = 5, games: int = 200, opponent: str = "search", seed: int = 4242) -> dict[str, list[int]]:
+    """Return, for ``agent`` and for the opponent copies whose left neighbour is another copy, ``[discards, taken]``.
+
+    ``discards``: the seat's discards onto pile A or B (every one, the forced included; a Hazard leaves the round and
+    is not counted); ``taken``: how many of them the next seat took from the top of that pile at its next draw.
+    Every game of the match is replayed from its log (deal seed and decisions) with each applied action observed.
+    """
+    import json
+    import tempfile
+    from pathlib import Path
+
+    from grinch_env.evaluation.evaluate import evaluate
+
+    out = {"agent": [0, 0], "opponent": [0, 0]}
+    with tempfile.TemporaryDirectory() as tmp:
+        evaluate([agent] + [opponent] * (num_players - 1), num_players=num_players, num_games=games, seed=seed, game="gnoming", log_dir=tmp)
+        for path in sorted(Path(tmp).glob("game_*.json")):
+            log = json.loads(path.read_text())
+            me = log["tournament"]["lineup"].index(0)  # the seat the agent played (the line-up lists agent indices by seat)
+            game = feed_replay(num_players, log["game_seed"], [a for _, a in log["log"]], me, out)
+            assert game.done and list(game.totals) == log["tournament"]["totals"], "the replay must reproduce the game"
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m training.learner.probe", description=__doc__.split("\n\n")[0])
-    p.add_argument("probe", choices=["linear", "fit", "grinch-fit", "grinch-rows"])
-    p.add_argument("agent", nargs="?", help="grinch-rows: the Grinch agent to probe (a checkpoint or a built-in name)")
-    p.add_argument("--players", type=int, default=2, help="grinch-rows: table size")
+    p.add_argument("probe", choices=["linear", "fit", "grinch-fit", "grinch-rows", "gnoming-feed"])
+    p.add_argument("agent", nargs="?", help="grinch-rows / gnoming-feed: the agent to probe (a checkpoint or a built-in name)")
+    p.add_argument("--players", type=int, default=None, help="table size (grinch-rows: default 2; gnoming-feed: 5)")
+    p.add_argument("--opponent", default="search", help="gnoming-feed: the agent in every other seat")
     p.add_argument("--games", type=int, default=100, help="grinch-rows: games against greedy (seat-rotated, paired deals)")
     p.add_argument("--credit", default=None, choices=["game", "round", "pad"], help="default: round (Gnoming), game (Grinch)")
     p.add_argument("--tokens", type=int, default=2, choices=[1, 2], help="grinch-fit: the score-pad columns of tokens v1 or v2")
@@ -200,10 +266,19 @@ def main(argv: list[str] | None = None) -> int:
     elif args.probe == "grinch-rows":
         if not args.agent:
             p.error("grinch-rows needs the agent to probe, e.g. checkpoints/learner_grinch or greedy")
-        c = grinch_rows(args.agent, args.players, args.games)
+        c = grinch_rows(args.agent, args.players or 2, args.games)
         print(f"{args.agent}: {c['decisions']} discard / discard-pile draw decisions in {args.games} games at {args.players} players")
         print(f"  a best afterstate over the open rows: {c['best_open']}; over all rows: {c['best_all']}")
         print(f"  where the two bests differ ({c['differ']}): took the all-rows best {c['took_all']}, the open-rows best {c['took_open']}")
+    elif args.probe == "gnoming-feed":
+        if not args.agent:
+            p.error("gnoming-feed needs the agent to probe, e.g. checkpoints/learner_gnoming_league_373min or greedy")
+        n = args.players or 5
+        c = gnoming_feed(args.agent, n, args.games, args.opponent)
+        print(f"{args.agent} against {n - 1} x {args.opponent}, {args.games} games: discards taken by the next seat at its draw")
+        for who, (d, t) in c.items():
+            label = args.agent if who == "agent" else f"{args.opponent} (next seat another {args.opponent})"
+            print(f"  {label}: {t} of {d} ({t / max(d, 1):.3f})")
     elif args.probe == "fit":
         fit(args.credit or "round", args.lr, args.minibatch, args.steps)
     else:
