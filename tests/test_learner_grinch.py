@@ -149,7 +149,7 @@ def test_pad_credit_with_every_table_size_in_one_rollout():
     np.testing.assert_allclose(batch.returns, batch.outcomes - rt.banked_margin(batch.obs.astype(np.float32)), atol=2e-5)
 
 
-def test_rows_probe_finds_greedy_always_on_the_open_rows_best():
+def test_rows_probe_finds_greedy_always_on_the_open_rows_best(capsys):
     from training.learner.probe import grinch_rows
     from training.learner.probe import main as probe_main
 
@@ -160,3 +160,8 @@ def test_rows_probe_finds_greedy_always_on_the_open_rows_best():
     assert c["took_all"] == 0 and c["took_open"] == c["differ"] and c["best_all"] < c["decisions"]
     with pytest.raises(SystemExit):
         probe_main(["grinch-rows"])  # the agent to probe is required
+    capsys.readouterr()
+    assert probe_main(["grinch-rows", "greedy", "--games", "4"]) == 0  # two players unless told
+    out = capsys.readouterr().out
+    assert out.startswith(f"greedy: {c['decisions']} discard / discard-pile draw decisions in 4 games at 2 players")
+    assert f"took the all-rows best 0, the open-rows best {c['differ']}" in out

@@ -266,8 +266,9 @@ def main(argv: list[str] | None = None) -> int:
     elif args.probe == "grinch-rows":
         if not args.agent:
             p.error("grinch-rows needs the agent to probe, e.g. checkpoints/learner_grinch or greedy")
-        c = grinch_rows(args.agent, args.players or 2, args.games)
-        print(f"{args.agent}: {c['decisions']} discard / discard-pile draw decisions in {args.games} games at {args.players} players")
+        n = args.players or 2
+        c = grinch_rows(args.agent, n, args.games)
+        print(f"{args.agent}: {c['decisions']} discard / discard-pile draw decisions in {args.games} games at {n} players")
         print(f"  a best afterstate over the open rows: {c['best_open']}; over all rows: {c['best_all']}")
         print(f"  where the two bests differ ({c['differ']}): took the all-rows best {c['took_all']}, the open-rows best {c['took_open']}")
     elif args.probe == "gnoming-feed":
