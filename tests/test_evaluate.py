@@ -252,3 +252,36 @@ def test_plots_name_the_match_explain_the_box_plot_and_repeated_names(tmp_path, 
     write_report(two, tmp_path / "two")
     assert saved["win_rates.png"] == ("win rate, expectimax vs greedy: 4 players, 2 games", ["1 / players"], [])  # no repeats: no note
     assert "copy" not in two.table()
+
+
+def test_pool_adds_blocks_of_one_lineup_and_refuses_what_does_not_pool(tmp_path, capsys):
+    from grinch_env.evaluation.pool import main as pool_main
+    from grinch_env.evaluation.pool import pool
+
+    blocks = [evaluate(["greedy", "random", "random"], num_players=3, num_games=3, seed=s, game="gnoming").to_dict() for s in (0, 1)]
+    pooled = pool(blocks)
+    for name in ("greedy", "random", "random#2"):
+        a, b = blocks[0]["per_agent"][name], blocks[1]["per_agent"][name]
+        got = pooled[name]
+        assert got["games"] == 6 and got["wins"] == a["wins"] + b["wins"]
+        assert got["win_rate_ci"] == list(wilson_interval(a["wins"] + b["wins"], 6))
+        assert got["mean_score"] == pytest.approx((sum(a["scores"]) + sum(b["scores"])) / 6)
+    # by hand: 148 and 150 wins of two 300-game blocks pool to 298 of 600
+    a = {"game": "gnoming", "num_players": 3, "agents": ["x"], "seed": 1, "balanced": True, "num_games": 300, "cycle_size": 3,
+         "per_agent": {"x": {"seat_games": 300, "wins": 148.0, "scores": [1.0] * 300}}}
+    b = dict(a, seed=2, per_agent={"x": {"seat_games": 300, "wins": 150.0, "scores": [-1.0] * 300}})
+    x = pool([a, b])["x"]
+    assert (x["games"], x["wins"], x["win_rate"], x["mean_score"]) == (600, 298.0, 298 / 600, 0.0)
+    with pytest.raises(ValueError, match="share a seed"):
+        pool([a, dict(b, seed=1)])
+    with pytest.raises(ValueError, match="differ in agents"):
+        pool([a, dict(b, agents=["y"])])
+    with pytest.raises(ValueError, match="not balanced"):
+        pool([a, dict(b, balanced=False, num_games=301)])
+    for i, block in enumerate(blocks):
+        (tmp_path / f"b{i}.json").write_text(json.dumps(block))
+    assert pool_main([str(tmp_path / "b0.json"), str(tmp_path / "b1.json")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("gnoming, 3 players: 2 blocks (seeds 0, 1), 6 games") and f"greedy: 6 games, {pooled['greedy']['wins']:g} wins" in out
+    with pytest.raises(SystemExit):
+        pool_main([str(tmp_path / "b0.json"), str(tmp_path / "b0.json")])  # the same seed twice
