@@ -255,8 +255,8 @@ def test_plots_name_the_match_explain_the_box_plot_and_repeated_names(tmp_path, 
 
 
 def test_pool_adds_blocks_of_one_lineup_and_refuses_what_does_not_pool(tmp_path, capsys):
+    from grinch_env.evaluation.pool import _seed_list, pool, read_blocks
     from grinch_env.evaluation.pool import main as pool_main
-    from grinch_env.evaluation.pool import pool
 
     blocks = [evaluate(["greedy", "random", "random"], num_players=3, num_games=3, seed=s, game="gnoming").to_dict() for s in (0, 1)]
     pooled = pool(blocks)
@@ -285,3 +285,12 @@ def test_pool_adds_blocks_of_one_lineup_and_refuses_what_does_not_pool(tmp_path,
     assert out.startswith("gnoming, 3 players: 2 blocks (seeds 0, 1), 6 games") and f"greedy: 6 games, {pooled['greedy']['wins']:g} wins" in out
     with pytest.raises(SystemExit):
         pool_main([str(tmp_path / "b0.json"), str(tmp_path / "b0.json")])  # the same seed twice
+    # a .jsonl file holds blocks one per line (blank lines skipped), and pools with .json files
+    third = evaluate(["greedy", "random", "random"], num_players=3, num_games=3, seed=2, game="gnoming").to_dict()
+    (tmp_path / "many.jsonl").write_text(json.dumps(blocks[1]) + "\n\n" + json.dumps(third) + "\n")
+    assert [b["seed"] for b in read_blocks(tmp_path / "many.jsonl")] == [1, 2]
+    assert pool_main([str(tmp_path / "b0.json"), str(tmp_path / "many.jsonl")]) == 0
+    wins = sum(b["per_agent"]["greedy"]["wins"] for b in (*blocks, third))
+    out = capsys.readouterr().out
+    assert out.startswith("gnoming, 3 players: 3 blocks (seeds 0, 1, 2), 9 games") and f"greedy: 9 games, {wins:g} wins" in out
+    assert _seed_list(list(range(4300, 4309))) == "9 seeds from 4300 to 4308"  # many seeds print as a range

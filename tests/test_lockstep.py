@@ -139,3 +139,13 @@ def test_a_bad_lockstep_says_what_is_allowed(capsys):
         main(["--agents", "greedy,random", "--players", "2", "--games", "2", "--lockstep", "-1", "--no-progress"])
     assert exit_.value.code == 2
     assert "lockstep must be an int >= 1" in capsys.readouterr().err
+
+
+def test_lockstep_chunks_shrink_so_that_every_worker_has_tasks():
+    from grinch_env.evaluation.evaluate import lockstep_chunk
+
+    assert lockstep_chunk(300, 2, 20) == 20  # 300 // (4 * 20 * 2) = 1: one lockstep row of 20 games a task
+    assert lockstep_chunk(1200, 2, 20) == 80  # 1200 // 160 = 7, capped at 4 x 20
+    assert lockstep_chunk(300, 8, 10) == 10  # 300 // 320 = 0: never below one row
+    assert lockstep_chunk(640, 2, 10) == 40  # 640 // 80 = 8, capped at 4 x 10
+    assert lockstep_chunk(240, 2, 10) == 30  # 240 // 80 = 3

@@ -179,6 +179,12 @@ def _worker_lockstep(indices: Sequence[int], width: int) -> Iterator[dict[str, A
     return run_games_lockstep(make_table, indices, _WORKER["seed"], _WORKER["schedule"], width, _WORKER["record_actions"])
 
 
+def lockstep_chunk(num_games: int, processes: int, lockstep: int) -> int:
+    """Games in one task of a pool playing ``lockstep`` wide: 4 x ``lockstep`` while each worker still gets at least
+    four tasks, down to ``lockstep`` for short matches on many workers (a task returns its games all at once)."""
+    return lockstep * max(1, min(4, num_games // (4 * lockstep * processes)))
+
+
 def _worker_chunk(chunk: tuple[Sequence[int], int]) -> list[dict[str, Any]]:
     return list(_worker_lockstep(*chunk))
 
@@ -242,8 +248,8 @@ def evaluate(
         ctx = multiprocessing.get_context("spawn")
         init_args = ([s if isinstance(s, str) else pickle.dumps(s) for s in agents], *init_args[1:], True, logs is not None)
         with ctx.Pool(processes, initializer=_init_worker, initargs=init_args) as pool:
-            if lockstep > 1:  # chunks of 4 x lockstep consecutive games, each played lockstep wide in a worker
-                size = 4 * lockstep
+            if lockstep > 1:  # chunks of 1 to 4 x lockstep consecutive games, each played lockstep wide in a worker
+                size = lockstep_chunk(num_games, processes, lockstep)
                 chunks = [(range(i, min(num_games, i + size)), lockstep) for i in range(0, num_games, size)]
                 for chunk in pool.imap(_worker_chunk, chunks):
                     for record in sorted(chunk, key=lambda r: r["index"]):

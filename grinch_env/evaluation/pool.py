@@ -6,6 +6,8 @@ seat-rotated, paired-deal match of its own (``python -m grinch_env.evaluation ..
 
     python -m grinch_env.evaluation.pool /tmp/block_4242/results.json /tmp/block_4243/results.json
 
+A ``.jsonl`` file holds many blocks, one ``results.json`` object per line (a batch of small blocks played on many
+cores at once writes them so).
 Per agent it prints the pooled games, wins and win rate with its Wilson 95% interval, and the mean score with its
 normal 95% interval.  Blocks must hold the same game, table size and agents, each balanced, with distinct seeds.
 """
@@ -51,17 +53,31 @@ def pool(results: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return out
 
 
+def read_blocks(path: str | Path) -> list[dict[str, Any]]:
+    """The blocks in ``path``: one ``results.json`` object, or one per non-empty line of a ``.jsonl`` file."""
+    text = Path(path).read_text()
+    if str(path).endswith(".jsonl"):
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+    return [json.loads(text)]
+
+
+def _seed_list(seeds: list[int]) -> str:
+    """``seeds 0, 1, 5`` for a few seeds; ``66 seeds from 4300 to 4515`` for many."""
+    return "seeds " + ", ".join(map(str, seeds)) if len(seeds) <= 8 else f"{len(seeds)} seeds from {min(seeds)} to {max(seeds)}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m grinch_env.evaluation.pool", description=__doc__.split("\n\n")[0])
-    p.add_argument("results", nargs="+", help="results.json files of the blocks (python -m grinch_env.evaluation ... --out DIR)")
+    p.add_argument("results", nargs="+", help="results.json files of the blocks (python -m grinch_env.evaluation ... --out DIR), "
+                   "or .jsonl files with one such object per line")
     args = p.parse_args(argv)
     try:
-        blocks = [json.loads(Path(f).read_text()) for f in args.results]
+        blocks = [b for f in args.results for b in read_blocks(f)]
         pooled = pool(blocks)
     except (OSError, json.JSONDecodeError, KeyError, ValueError) as err:
         p.error(str(err))
-    seeds = ", ".join(str(b["seed"]) for b in blocks)
-    print(f"{blocks[0]['game']}, {blocks[0]['num_players']} players: {len(blocks)} blocks (seeds {seeds}), "
+    seeds = _seed_list([b["seed"] for b in blocks])
+    print(f"{blocks[0]['game']}, {blocks[0]['num_players']} players: {len(blocks)} blocks ({seeds}), "
           f"{sum(b['num_games'] for b in blocks)} games")
     for name, a in pooled.items():
         lo, hi = a["win_rate_ci"]
