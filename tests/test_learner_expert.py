@@ -126,3 +126,50 @@ def test_the_checkpoint_is_a_harness_agent_and_bad_input_is_refused(tmp_path, ca
     assert f"{tmp_path / 'h' / 'latest.pt'} exists" in capsys.readouterr().err
     assert main(["--resume", str(tmp_path / "nothing")]) == 2
     assert "cannot resume" in capsys.readouterr().err
+
+
+def test_against_an_opponent_only_the_learners_seat_is_recorded_and_workers_change_nothing(tmp_path):
+    """League setting: the network plays seat index % n against copies of the opponent.  The data are exactly the
+    network's decisions with a choice in the game its seed deals (replayed here by hand), and the same with 2 workers."""
+    from grinch_env.games import get_game
+    from training.learner.expert import play_game
+    from training.learner.rollout import encode
+
+    extra = ["opponent=greedy", "learner_play=greedy", "label_fraction=0.5", "games_per_generation=2"]
+    run = ExpertRun(_cfg(tmp_path, "l", extra))
+    data = play_game(run.net, run.cfg, 1, 3, 77)
+    # by hand: seat 1 is the network (its first choice), seats 0 and 2 greedy agents seeded from the game's stream
+    spec = get_game("gnoming")
+    rng = np.random.default_rng(77)
+    agents = {}
+    for s in (0, 2):
+        agents[s] = make_agent("greedy", num_players=3, game="gnoming", seed=int(rng.integers(2**31)))
+        agents[s].reset(int(rng.integers(2**31)))
+    game = spec.new_game(3, int(rng.integers(2**62)))
+    encoder = spec.encoder()
+    mine = []
+    while not game.done:
+        view = encoder.observe(game, game.current)
+        obs, mask = view["observation"], np.asarray(view["action_mask"]).astype(bool)
+        if game.current != 1:
+            game.step(int(agents[game.current].act(obs, mask)))
+            continue
+        st, at = encode("gnoming", obs[None])
+        with torch.no_grad():
+            logits, _, _ = run.net(st, at)
+        action = int(np.flatnonzero(mask)[0]) if mask.sum() < 2 else int(logits[0].masked_fill(~torch.from_numpy(mask), -1e9).argmax())
+        if mask.sum() >= 2:
+            mine.append(obs.astype(np.float16))
+        game.step(action)
+    assert len(mine) == len(data["labels"]) > 10
+    assert np.array_equal(np.stack(mine), data["obs"])
+    labelled = data["labels"] >= 0
+    assert 0 < labelled.sum() < len(labelled)
+    assert (data["masks"][labelled, data["labels"][labelled]] == 1).all()  # every label is legal
+    one = ExpertRun(_cfg(tmp_path, "w1", extra)).play()
+    two = ExpertRun(_cfg(tmp_path, "w2", extra + ["workers=2"])).play()
+    assert one.keys() == two.keys() and all(np.array_equal(one[k], two[k]) for k in one)
+    league = load_config("configs/learner_gnoming_expert_league.yaml")
+    assert (league.opponent, league.learner_play, league.num_players, league.search.horizon) == ("search", "greedy", 5, "round")
+    with pytest.raises(ValueError, match="opponent 'nobody' is not an agent of Gnoming A Round"):
+        load_config("configs/learner_gnoming_expert.yaml", ["opponent=nobody"])

@@ -7,9 +7,14 @@ Usage::
 
 Each generation
 
-1. plays ``games_per_generation`` self-play games on the rules engine, every
-   seat by the current network (sampling its policy, so the positions vary);
-   at each decision with two or more legal actions, with probability
+1. plays ``games_per_generation`` games on the rules engine: self-play, every
+   seat by the current network (sampling its policy, so the positions vary),
+   or, with ``opponent`` (the league setting, ``configs/learner_gnoming_expert_league.yaml``),
+   the network in one seat (seat-rotated; ``learner_play: greedy`` for the
+   positions the network alone meets) against copies of that agent, recording
+   the network's decisions only; ``workers`` processes play the games, each
+   from its own seed, so the data do not depend on their number;
+   at each recorded decision with two or more legal actions, with probability
    ``label_fraction``, :class:`training.learner.search.NetSearch` (the
    current network as prior, rollout policy and leaf value) labels the
    position with its choice;
@@ -111,6 +116,11 @@ class ExpertConfig(_Section):
     kl_coef: float = Field(0.0, ge=0, description="weight of KL(anchor policy || policy) on every decision; the anchor is the starting network")
     max_grad_norm: float = Field(0.5, gt=0)
     replay_generations: int = Field(2, ge=1)
+    opponent: str | None = Field(None, description="None: self-play, every seat the network; an agent name (e.g. 'search'): the network plays "
+                                 "one seat, seat-rotated, against copies of that agent, and only its decisions are recorded and labelled")
+    learner_play: Literal["sample", "greedy"] = Field("sample", description="the network's moves while playing: sampled from its policy, "
+                                                      "or its first choice (the positions the network alone meets)")
+    workers: int = Field(1, ge=1, description="processes that play a generation's games (the data do not depend on it)")
     eval_games: int = Field(48, ge=0, description="games against eval_opponent after each generation (0: none)")
     eval_opponent: str = "greedy"
     torch_threads: int = Field(1, ge=1)
@@ -120,6 +130,13 @@ class ExpertConfig(_Section):
         spec = get_game(self.game)
         for n in self.table_sizes:
             spec.check_num_players(n)
+        if self.opponent is not None:
+            from grinch_env.agents import make_agent
+
+            try:
+                make_agent(self.opponent, num_players=self.table_sizes[0], game=self.game, seed=0)
+            except (ValueError, KeyError, FileNotFoundError) as exc:
+                raise ValueError(f"opponent {self.opponent!r} is not an agent of {spec.title}: {exc}") from None
         if self.reward_mode not in spec.reward_modes:
             raise ValueError(f"reward_mode for {spec.title} must be one of {spec.reward_modes}, got {self.reward_mode!r}")
         if self.credit == "round" and (self.game != "gnoming" or self.reward_mode != "margin"):
@@ -178,6 +195,89 @@ def _margin_targets(game, credit: str, reward_mode: str) -> tuple[list[list[floa
         total = sum(scores)
         rounds.append([((total - s) / (n - 1) - s) / 100.0 for s in scores])
     return rounds, [float(r) for r in game.rewards(reward_mode)]
+
+
+def play_game(net: TokenNet, cfg: ExpertConfig, index: int, num_players: int, seed: int) -> dict[str, np.ndarray]:
+    """Play one game of the generation from ``seed`` alone; return its recorded decisions (the arrays :meth:`ExpertRun.play` joins).
+
+    Self-play (``cfg.opponent`` None): every seat is the network and every decision with two or more legal actions is
+    recorded.  Against an opponent: the network plays seat ``index % num_players`` (seat-rotated) and the others are
+    copies of ``cfg.opponent``, each with its own seed; only the network's decisions are recorded.  The network's move
+    is sampled from its policy or its first choice (``learner_play``); a recorded decision is labelled by the search
+    with probability ``label_fraction``.
+    """
+    spec = get_game(cfg.game)
+    rng = np.random.default_rng(seed)
+    search = NetSearch(net, cfg.game, "ppo", cfg.credit, cfg.reward_mode, cfg.search.samples, cfg.search.top_k, cfg.search.horizon)
+    me = None if cfg.opponent is None else index % num_players
+    agents: dict[int, Any] = {}
+    if me is not None:
+        from grinch_env.agents import make_agent
+
+        for s in range(num_players):
+            if s != me:
+                agents[s] = make_agent(cfg.opponent, num_players=num_players, game=cfg.game, seed=int(rng.integers(2**31)))
+                agents[s].reset(int(rng.integers(2**31)))
+    game = spec.new_game(num_players, int(rng.integers(2**62)))
+    encoder = spec.encoder()
+    k = cfg.search.top_k
+    obs_l, mask_l, label_l, cand_l, value_l = [], [], [], [], []
+    rec: list[tuple[int, int]] = []  # (seat, round) per recorded decision
+    while not game.done:
+        seat = game.current
+        view = encoder.observe(game, seat)
+        obs, mask = view["observation"], np.asarray(view["action_mask"]).astype(bool)
+        if seat in agents:
+            game.step(int(agents[seat].act(obs, mask)))
+            continue
+        if mask.sum() < 2:
+            game.step(int(np.flatnonzero(mask)[0]))
+            continue
+        st, at = encode(cfg.game, obs[None])
+        with torch.inference_mode():
+            logits, _, _ = net(st, at)
+        logits = logits[0].double().numpy()
+        logits[~mask] = -np.inf
+        if cfg.learner_play == "greedy":
+            action = int(np.argmax(logits))
+        else:
+            p = np.exp(logits - logits.max())
+            action = int(rng.choice(len(p), p=p / p.sum()))
+        label, cands, values = -1, [-1] * k, [0.0] * k
+        if rng.random() < cfg.label_fraction:
+            label = search.choose(obs, mask, rng)
+            found = search.last["candidates"]
+            cands[: len(found)] = found
+            values[: len(found)] = search.last["values"] or [0.0] * len(found)
+        cand_l.append(cands)
+        value_l.append(values)
+        obs_l.append(obs.astype(np.float16))
+        mask_l.append(mask.astype(np.int8))
+        label_l.append(label)
+        rec.append((seat, int(game.round)))
+        game.step(action)
+    rounds, final = _margin_targets(game, cfg.credit, cfg.reward_mode)
+    targets = [rounds[r][s] if cfg.credit == "round" else final[s] for s, r in rec]
+    return {"obs": np.stack(obs_l), "masks": np.stack(mask_l), "labels": np.asarray(label_l, np.int64),
+            "targets": np.asarray(targets, np.float32), "cands": np.asarray(cand_l, np.int64).reshape(-1, k),
+            "cand_values": np.asarray(value_l, np.float32).reshape(-1, k)}
+
+
+_PLAYER: dict[str, Any] = {}
+
+
+def _init_player(weights: bytes, net_config: dict[str, Any], cfg: dict[str, Any]) -> None:
+    import pickle
+
+    torch.set_num_threads(1)
+    net = TokenNet(**net_config)
+    net.load_state_dict(pickle.loads(weights))
+    _PLAYER["net"] = net.eval()
+    _PLAYER["cfg"] = ExpertConfig.model_validate(cfg)
+
+
+def _worker_play(index: int, num_players: int, seed: int) -> dict[str, np.ndarray]:
+    return play_game(_PLAYER["net"], _PLAYER["cfg"], index, num_players, seed)
 
 
 class ExpertRun:
@@ -261,48 +361,25 @@ class ExpertRun:
 
     # ------------------------------------------------------------ one generation
     def play(self) -> dict[str, np.ndarray]:
-        """Play the generation's self-play games; return their decisions with value targets and the search's labels (-1: none)."""
+        """Play the generation's games (self-play, or the network against ``opponent``); return the recorded decisions with
+        value targets and the search's labels (-1: none), candidates and their values.
+
+        Each game draws its seed from the run's random stream first, then is played by :func:`play_game` alone, so the
+        data are the same with any number of ``workers``."""
         cfg = self.cfg
-        spec = get_game(cfg.game)
-        search = NetSearch(self.net, cfg.game, self.algo, cfg.credit, cfg.reward_mode, cfg.search.samples, cfg.search.top_k, cfg.search.horizon)
-        obs_l, mask_l, label_l, target_l, cand_l, value_l = [], [], [], [], [], []
-        k = cfg.search.top_k
         sizes = cfg.table_sizes
-        for i in range(cfg.games_per_generation):
-            n = sizes[i % len(sizes)]
-            game = spec.new_game(n, int(self.rng.integers(2**62)))
-            encoder = spec.encoder()
-            rec: list[tuple[int, int]] = []  # (seat, round) per recorded decision
-            while not game.done:
-                seat = game.current
-                view = encoder.observe(game, seat)
-                obs, mask = view["observation"], np.asarray(view["action_mask"]).astype(bool)
-                if mask.sum() < 2:
-                    game.step(int(np.flatnonzero(mask)[0]))
-                    continue
-                st, at = encode(cfg.game, obs[None])
-                with torch.no_grad():
-                    logits, _, _ = self.net(st, at)
-                dist = MaskedCategorical(logits, torch.from_numpy(mask[None]))
-                action = int(dist.sample()[0])
-                label, cands, values = -1, [-1] * k, [0.0] * k
-                if self.rng.random() < cfg.label_fraction:
-                    label = search.choose(obs, mask, self.rng)
-                    found = search.last["candidates"]
-                    cands[: len(found)] = found
-                    values[: len(found)] = search.last["values"] or [0.0] * len(found)
-                cand_l.append(cands)
-                value_l.append(values)
-                obs_l.append(obs.astype(np.float16))
-                mask_l.append(mask.astype(np.int8))
-                label_l.append(label)
-                rec.append((seat, int(game.round)))
-                game.step(action)
-            rounds, final = _margin_targets(game, cfg.credit, cfg.reward_mode)
-            target_l.extend(rounds[r][s] if cfg.credit == "round" else final[s] for s, r in rec)
-        return {"obs": np.stack(obs_l), "masks": np.stack(mask_l), "labels": np.asarray(label_l, np.int64),
-                "targets": np.asarray(target_l, np.float32), "cands": np.asarray(cand_l, np.int64).reshape(-1, k),
-                "cand_values": np.asarray(value_l, np.float32).reshape(-1, k)}
+        jobs = [(i, sizes[i % len(sizes)], int(self.rng.integers(2**62))) for i in range(cfg.games_per_generation)]
+        if cfg.workers == 1:
+            games = [play_game(self.net, cfg, *job) for job in jobs]
+        else:
+            import multiprocessing
+            import pickle
+
+            weights = pickle.dumps({k: v.clone() for k, v in self.net.state_dict().items()})
+            ctx = multiprocessing.get_context("spawn")  # not fork: a forked copy of a process that has used torch's threads can hang
+            with ctx.Pool(min(cfg.workers, len(jobs)), initializer=_init_player, initargs=(weights, self.net_config, cfg.model_dump())) as pool:
+                games = pool.starmap(_worker_play, jobs)
+        return {k: np.concatenate([g[k] for g in games]) for k in games[0]}
 
     def distil(self, data: dict[str, np.ndarray]) -> dict[str, float]:
         """Train on ``data``: the policy term (``target``) on the labelled decisions, ``vf_coef`` times the value error and
