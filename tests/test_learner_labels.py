@@ -71,3 +71,18 @@ def test_one_candidate_labels_nothing_and_the_horizon_must_be_round(capsys):
     assert main(["--agent", AGENT, "--search", "samples=2,top_k=2,horizon=round", "--opponent", "greedy", "--games", "1", "--decisions", "6"]) == 0
     out = capsys.readouterr().out
     assert "labelled decisions 6;" in out and "2 x greedy, 1 games (seed 0)" in out
+
+
+def test_a_labeller_agent_labels_every_decision_with_a_choice(capsys):
+    # the network labelling itself: every decision with two or more legal actions is labelled, none differs
+    same = label_quality(AGENT, opponent="greedy", num_players=3, games=1, labeller=AGENT)
+    assert len(same) > 10 and all(r["label"] == r["net"] and "v_label" not in r for r in same)
+    # greedy labelling the same game (the network plays its own moves either way): the same decisions, branches where it differs
+    greedy = label_quality(AGENT, opponent="greedy", num_players=3, games=1, labeller="greedy")
+    assert [r["net"] for r in greedy] == [r["net"] for r in same]
+    differ = [r for r in greedy if r["label"] != r["net"]]
+    assert differ and all("v_label" in r and "v_net" in r for r in differ)
+    assert all("v_label" not in r for r in greedy if r["label"] == r["net"])
+    assert main(["--agent", AGENT, "--labeller", "greedy", "--opponent", "greedy", "--games", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "labelled by greedy's choices against 2 x greedy" in out and f"labelled decisions {len(greedy)}; the label differs from the network's choice in {len(differ)}" in out

@@ -65,17 +65,22 @@ def branch_value(state: Any, action: int, me: int, learner: Any, agents: list[An
 
 
 def label_quality(agent: str, search: str = "samples=8,top_k=3,horizon=round", opponent: str = "search", num_players: int = 3,
-                  games: int = 12, seed: int = 0, game: str | None = None, decisions: int | None = None) -> list[dict[str, Any]]:
+                  games: int = 12, seed: int = 0, game: str | None = None, decisions: int | None = None,
+                  labeller: str | None = None) -> list[dict[str, Any]]:
     """Return one record per decision the search labelled: phase, the network's action, the label and, where they
-    differ, both branches' leaf values (``v_net``, ``v_label``).  ``decisions`` caps the labelled decisions."""
+    differ, both branches' leaf values (``v_net``, ``v_label``).  ``decisions`` caps the labelled decisions.
+
+    ``labeller`` (an agent name, e.g. ``greedy``) labels every decision with two or more legal actions by that agent's
+    choice instead of the search's: a diagnostic of where the network departs from a baseline, and whether it gains."""
     from grinch_env.agents import make_agent
     from training.learner.search import load_learner
 
     _, cfg, _ = load_learner(agent)
     spec = get_game(game or cfg["game"])
     searcher = make_agent(f"{agent}:search=1,{search}", num_players=num_players, game=spec.name, seed=seed).search
-    if searcher.horizon != "round":
+    if labeller is None and searcher.horizon != "round":
         raise ValueError(f"label quality compares round margins: give the search horizon=round, got horizon={searcher.horizon}")
+    judge = None if labeller is None else make_agent(labeller, num_players=num_players, game=spec.name, seed=seed)
 
     def network(obs: np.ndarray, mask: np.ndarray) -> int:
         return int(searcher.prior(np.asarray(obs, np.float32), np.asarray(mask).astype(bool))[0])
@@ -100,8 +105,11 @@ def label_quality(agent: str, search: str = "samples=8,top_k=3,horizon=round", o
                 continue
             action = network(obs, mask)
             if np.asarray(mask).sum() >= 2 and (decisions is None or len(records) < decisions):
-                label = searcher.choose(np.asarray(obs, np.float32), np.asarray(mask).astype(bool), rng)
-                if len(searcher.last["candidates"]) > 1:
+                if judge is None:
+                    label = searcher.choose(np.asarray(obs, np.float32), np.asarray(mask).astype(bool), rng)
+                else:
+                    label = int(judge.act(obs, mask))
+                if judge is not None or len(searcher.last["candidates"]) > 1:
                     rec = {"game": i, "phase": str(getattr(state.phase, "value", state.phase)), "net": action, "label": label}
                     if label != action:
                         rec["v_net"] = branch_value(state, action, me, network, agents, spec)
@@ -127,15 +135,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--agent", required=True, help="a learner checkpoint (run directory or .pt)")
     p.add_argument("--search", default="samples=8,top_k=3,horizon=round", help="the labelling search's options (horizon=round)")
     p.add_argument("--opponent", default="search", help="the agent in every other seat")
+    p.add_argument("--labeller", default=None, metavar="AGENT", help="label by this agent's choices (e.g. greedy) instead of the search's")
     p.add_argument("--players", type=int, default=3)
     p.add_argument("--games", type=int, default=12)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--decisions", type=int, default=None, help="label at most this many decisions (default: all)")
     args = p.parse_args(argv)
     torch.set_num_threads(1)
-    records = label_quality(args.agent, args.search, args.opponent, args.players, args.games, args.seed, decisions=args.decisions)
+    try:
+        records = label_quality(args.agent, args.search, args.opponent, args.players, args.games, args.seed, decisions=args.decisions,
+                                labeller=args.labeller)
+    except ValueError as exc:
+        p.error(str(exc))
     s = summary(records)
-    print(f"{args.agent} with search {args.search} against {args.players - 1} x {args.opponent}, {args.games} games (seed {args.seed})")
+    by = f"search {args.search}" if args.labeller is None else f"{args.labeller}'s choices"
+    print(f"{args.agent} labelled by {by} against {args.players - 1} x {args.opponent}, {args.games} games (seed {args.seed})")
     print(f"  labelled decisions {s['labelled']}; the label differs from the network's choice in {s['differ']}")
     if s["differ"]:
         lo, hi = s["ci"]
