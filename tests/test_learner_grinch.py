@@ -165,3 +165,20 @@ def test_rows_probe_finds_greedy_always_on_the_open_rows_best(capsys):
     out = capsys.readouterr().out
     assert out.startswith(f"greedy: {c['decisions']} discard / discard-pile draw decisions in 4 games at 2 players")
     assert f"took the all-rows best 0, the open-rows best {c['differ']}" in out
+
+
+def test_draws_probe_greedy_agrees_with_itself_and_a_learner_reports_its_confidence(capsys):
+    from training.learner.probe import grinch_draws
+    from training.learner.probe import main as probe_main
+
+    c = grinch_draws("greedy", num_players=2, games=4)["counts"]
+    # greedy looking at its own positions names its own draw every time: nothing off the diagonal
+    assert c[("pile", "top")] == c[("top", "pile")] == 0 and c[("pile", "pile")] > 0 and c[("top", "top")] > 0
+    learner = grinch_draws("checkpoints/learner_grinch_long", num_players=2, games=4)
+    k = learner["counts"]
+    assert len(learner["p_own"]) == k[("pile", "top")] > 0 and all(0.0 < q <= 1.0 for q in learner["p_own"])
+    assert probe_main(["grinch-draws", "greedy", "--games", "4"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    total = sum(c.values())
+    assert out == [f"greedy: {total} draws with the pile and a discard-pile top legal, 4 games against greedy at 2 players",
+                   f"  pile: greedy the pile {c[('pile', 'pile')]}, greedy a top 0", f"   top: greedy the pile 0, greedy a top {c[('top', 'top')]}"]

@@ -19,6 +19,10 @@ took where the two differ (docs/results/learner_grinch.md, eighth session).
 feed its left neighbour?  In seat-rotated games against ``n - 1`` copies of the opponent it counts, per seat, the
 discards onto a pile and how often the next seat took that very card at its draw; the agent's rate is set beside the
 rate of the opponent copies whose left neighbour is another copy, so that the taker plays the same policy in both.
+``python -m training.learner.probe grinch-draws AGENT [--players 2] [--games 100]``: where a Grinch agent may draw
+blind from the draw pile or take a seen discard-pile top, which does it take, and which would greedy take at the same
+position (against greedy, seat-rotated); for a learner checkpoint also how sure its policy is where it draws blind and
+greedy takes a top (docs/results/learner_grinch.md, tenth session).
 These are measurements for docs/results/learner*.md, not features: nothing here enters the learner's input.
 """
 
@@ -26,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from typing import Any
 
 import numpy as np
 import torch
@@ -246,9 +251,58 @@ def gnoming_feed(agent: str, num_players: int = 5, games: int = 200, opponent: s
     return out
 
 
+def grinch_draws(agent: str, num_players: int = 2, games: int = 100, seed: int = 777) -> dict[str, Any]:
+    """Return how ``agent``'s Grinch draws compare with greedy's at the same positions, in games against greedy.
+
+    At each of the agent's draws where the draw pile and at least one discard-pile top are legal, greedy (a separate
+    copy, which only looks) names its draw too.  ``counts[(agent's kind, greedy's kind)]`` counts the decisions by
+    kind, ``"pile"`` (the draw pile, blind) or ``"top"`` (a discard pile's top, seen); for a learner checkpoint,
+    ``p_own`` lists the policy's probability of its own choice where it draws blind and greedy takes a top.
+    """
+    from grinch_env.agents import make_agent
+    from grinch_env.evaluation.evaluate import evaluate
+    from grinch_env.grinch.game import DRAW_PILE_ACTION, SCORE_BASE
+
+    inner = make_agent(agent, num_players=num_players, game="grinch")
+    judge = make_agent("greedy", num_players=num_players, game="grinch", seed=seed)
+    try:
+        from training.learner.search import load_learner
+
+        net = load_learner(agent)[0]
+    except (ValueError, OSError, KeyError):
+        net = None  # a built-in agent: no policy to read
+    out: dict[str, Any] = {"counts": {(a, b): 0 for a in ("pile", "top") for b in ("pile", "top")}, "p_own": []}
+
+    def kind(action: int) -> str:
+        return "pile" if action == DRAW_PILE_ACTION else "top"
+
+    class Recorder:
+        name = inner.name
+
+        def reset(self, seed: int | None = None) -> None:
+            inner.reset(seed)
+
+        def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+            action = int(inner.act(observation, action_mask))
+            mask = np.asarray(action_mask).astype(bool)
+            tops = np.flatnonzero(mask[DRAW_PILE_ACTION + 1:SCORE_BASE])
+            if mask[DRAW_PILE_ACTION] and len(tops):
+                other = int(judge.act(observation, action_mask))
+                out["counts"][(kind(action), kind(other))] += 1
+                if net is not None and kind(action) == "pile" and kind(other) == "top":
+                    st, at = encode("grinch", np.asarray(observation, np.float32)[None])
+                    with torch.inference_mode():
+                        logits = net(st, at)[0][0].masked_fill(~torch.from_numpy(mask), -1e9)
+                    out["p_own"].append(float(torch.softmax(logits, 0)[action]))
+            return action
+
+    evaluate([Recorder(), "greedy"], num_players=num_players, num_games=games, seed=seed, game="grinch")
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m training.learner.probe", description=__doc__.split("\n\n")[0])
-    p.add_argument("probe", choices=["linear", "fit", "grinch-fit", "grinch-rows", "gnoming-feed"])
+    p.add_argument("probe", choices=["linear", "fit", "grinch-fit", "grinch-rows", "grinch-draws", "gnoming-feed"])
     p.add_argument("agent", nargs="?", help="grinch-rows / gnoming-feed: the agent to probe (a checkpoint or a built-in name)")
     p.add_argument("--players", type=int, default=None, help="table size (grinch-rows: default 2; gnoming-feed: 5)")
     p.add_argument("--opponent", default="search", help="gnoming-feed: the agent in every other seat")
@@ -271,6 +325,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.agent}: {c['decisions']} discard / discard-pile draw decisions in {args.games} games at {n} players")
         print(f"  a best afterstate over the open rows: {c['best_open']}; over all rows: {c['best_all']}")
         print(f"  where the two bests differ ({c['differ']}): took the all-rows best {c['took_all']}, the open-rows best {c['took_open']}")
+    elif args.probe == "grinch-draws":
+        if not args.agent:
+            p.error("grinch-draws needs the agent to probe, e.g. checkpoints/learner_grinch or greedy")
+        n = args.players or 2
+        c = grinch_draws(args.agent, n, args.games)
+        k = c["counts"]
+        print(f"{args.agent}: {sum(k.values())} draws with the pile and a discard-pile top legal, {args.games} games against greedy at {n} players")
+        for mine in ("pile", "top"):
+            print(f"  {mine:>4}: greedy the pile {k[(mine, 'pile')]}, greedy a top {k[(mine, 'top')]}")
+        if c["p_own"]:
+            q = np.asarray(c["p_own"])
+            print(f"  where it draws blind and greedy takes a top: its policy's probability of the pile, mean {q.mean():.3f}, "
+                  f"median {np.median(q):.3f}, at least 0.9 in {int((q >= 0.9).sum())} of {len(q)}")
     elif args.probe == "gnoming-feed":
         if not args.agent:
             p.error("gnoming-feed needs the agent to probe, e.g. checkpoints/learner_gnoming_league_373min or greedy")
