@@ -72,7 +72,7 @@ def test_the_readme_results_table_quotes_expert_iteration_and_names_the_shipped_
         assert match["opponent"] == "expectimax" and match["games"] == int(cells[4]) and f"--seed {match['seed']}" in cells[5]
         assert _cell(match["all"]["win_rate"], match["all"]["ci95"], match["players"]) in cells[3]
     rows = _readme_rows()
-    assert set(rows) == set(SHIPPED) | {"expert_iteration/gen_1"} | set(LEARNERS)
+    assert set(rows) == set(SHIPPED) | {"expert_iteration/gen_1"} | set(LEARNERS) | set(NET_SEARCH)
     assert [run for run, cells in rows.items() if "(shipped)" in cells[0]] == ["distill_lookahead", "gnoming_finetune"]
     assert load_agent(ROOT / "checkpoints" / "distill_lookahead").name == "distill_lookahead/best"
 
@@ -129,6 +129,30 @@ def test_the_shipped_learners_load_play_every_size_and_the_readme_quotes_their_r
         assert key == f"greedy@{n}p" and got["games"] == 1200 and got["win_rate_ci"][0] > 1 / n  # above parity with its interval, at every size
         assert _cell(got["win_rate"], got["win_rate_ci"], n) in cells[2]
         assert f"{got['win_rate']:.3f}" in (run_dir / "report" / f"vs_greedy_{n}p.txt").read_text()
+
+
+# The learned network with search, measured in blocks that pool (python -m grinch_env.evaluation.pool): agent -> its
+# table size, the block files under docs/results/learner_netsearch/ and where the pooled interval lies against parity.
+NET_SEARCH = {
+    "learner_gnoming_league_373min:search=1,samples=8,top_k=3,horizon=round": (
+        3, ("gnoming_3p_seed4242.json", "gnoming_3p_blocks_16core.jsonl", "gnoming_3p_blocks_2core.jsonl"), "above"),
+}
+
+
+@pytest.mark.parametrize("agent", sorted(NET_SEARCH))
+def test_the_readme_quotes_the_pooled_blocks_of_the_network_with_search(agent):
+    from grinch_env.evaluation.pool import pool, read_blocks
+
+    n, files, side = NET_SEARCH[agent]
+    folder = ROOT / "docs" / "results" / "learner_netsearch"
+    blocks = [b for f in files for b in read_blocks(folder / f)]
+    assert {b["num_players"] for b in blocks} == {n} and all(b["balanced"] for b in blocks)
+    assert len({b["seed"] for b in blocks}) == len(blocks)  # no deal counted twice
+    got = pool(blocks)[f"checkpoints/{agent}"]
+    assert got["games"] >= 1200 and _side_of_parity(got["win_rate_ci"], n) == side
+    cells = _readme_rows()[agent]
+    assert cells[1] == "Gnoming" and _cell(got["win_rate"], got["win_rate_ci"], n) in cells[3] and cells[4] == str(got["games"])
+    assert "python -m grinch_env.evaluation.pool " + " ".join(f"docs/results/learner_netsearch/{f}" for f in files) in cells[5]
 
 
 # The long runs' committed resume points (each trained in pieces): run -> the configs/ file that made it.
