@@ -173,3 +173,36 @@ def test_against_an_opponent_only_the_learners_seat_is_recorded_and_workers_chan
     assert (league.opponent, league.learner_play, league.num_players, league.search.horizon) == ("search", "greedy", 5, "round")
     with pytest.raises(ValueError, match="opponent 'nobody' is not an agent of Gnoming A Round"):
         load_config("configs/learner_gnoming_expert.yaml", ["opponent=nobody"])
+
+
+def test_the_grinch_plays_a_league_generation_with_the_games_margin_as_value_target(tmp_path):
+    """The Grinch has no per-round scores: its decisions' value targets are the game's margin of the deciding seat."""
+    from grinch_env.games import get_game
+    from training.learner.expert import play_game
+
+    cfg = load_config("configs/learner_grinch_expert_league.yaml", TINY + [f"checkpoint_dir={tmp_path}", "learner_play=greedy"])
+    assert (cfg.game, cfg.num_players, cfg.opponent) == ("grinch", 2, "greedy")
+    run = ExpertRun(cfg)
+    data = play_game(run.net, cfg, 0, 2, 5)
+    assert len(data["labels"]) > 10 and (data["labels"] >= 0).any()
+    # the same game replayed by hand (seat 0 the network's first choice, seat 1 greedy): every target is seat 0's
+    # final margin reward
+    from training.learner.rollout import encode
+
+    spec = get_game("grinch")
+    rng = np.random.default_rng(5)
+    greedy = make_agent("greedy", num_players=2, game="grinch", seed=int(rng.integers(2**31)))
+    greedy.reset(int(rng.integers(2**31)))
+    game = spec.new_game(2, int(rng.integers(2**62)))
+    encoder = spec.encoder()
+    while not game.done:
+        view = encoder.observe(game, game.current)
+        obs, mask = view["observation"], np.asarray(view["action_mask"]).astype(bool)
+        if game.current == 1:
+            game.step(int(greedy.act(obs, mask)))
+            continue
+        st, at = encode("grinch", obs[None])
+        with torch.no_grad():
+            logits, _, _ = run.net(st, at)
+        game.step(int(logits[0].masked_fill(~torch.from_numpy(mask), -1e9).argmax()))
+    assert data["targets"].tolist() == [np.float32(game.rewards("margin")[0])] * len(data["targets"])

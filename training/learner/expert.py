@@ -191,7 +191,7 @@ def _margin_targets(game, credit: str, reward_mode: str) -> tuple[list[list[floa
     """Return ``(per round per seat margin, per seat game reward)`` of a finished game."""
     n = game.num_players
     rounds = []
-    for scores in game.round_scores:
+    for scores in game.round_scores if credit == "round" else ():  # per-round scores: Gnoming only (credit round needs it)
         total = sum(scores)
         rounds.append([((total - s) / (n - 1) - s) / 100.0 for s in scores])
     return rounds, [float(r) for r in game.rewards(reward_mode)]
