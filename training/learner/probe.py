@@ -128,26 +128,12 @@ def grinch_fit(tokens: int, credit: str, value_global: bool, lr: float, minibatc
             print(f"step {step} cpu {time.process_time() - start:.0f}s held-out EV(V) {explained_variance(v, test.returns):.3f}", flush=True)
 
 
-def grinch_rows(agent: str, num_players: int = 2, games: int = 100, seed: int = 777) -> dict[str, int]:
-    """Return counts of ``agent``'s discards and discard-pile draws against greedy: which afterstate best it took.
-
-    ``decisions``: choices among at least two discards or discard-pile draws (a
-    draw-pile choice is left out); ``best_open`` / ``best_all``: the chosen
-    afterstate is a best over the open rows / over all rows; ``differ``: the
-    two sets of bests share no action; ``took_all`` / ``took_open``: of those,
-    how often the agent took a best of each kind.
-    """
+def _decisions_against_greedy(agent: str, num_players: int, games: int, seed: int) -> list[tuple[np.ndarray, np.ndarray, int]]:
+    """Return ``(observation, mask, action)`` of every decision of ``agent`` in seat-rotated Grinch games against greedy."""
     from grinch_env.agents import make_agent
     from grinch_env.evaluation.evaluate import evaluate
-    from grinch_env.grinch import encoding as enc
-    from grinch_env.grinch.agents.base import decode
-    from grinch_env.grinch.agents.handeval import HandEvaluator
-    from grinch_env.grinch.cards import NUM_CARDS
-    from grinch_env.grinch.game import DRAW_DISCARD_BASE, DRAW_PILE_ACTION, SCORE_BASE
-    from grinch_env.grinch.scoring import NUM_ROWS, resolve_layout
 
     inner = make_agent(agent, num_players=num_players, game="grinch")
-    evaluator = HandEvaluator(resolve_layout("standard"))
     seen: list[tuple[np.ndarray, np.ndarray, int]] = []
 
     class Recorder:
@@ -162,6 +148,27 @@ def grinch_rows(agent: str, num_players: int = 2, games: int = 100, seed: int = 
             return action
 
     evaluate([Recorder(), "greedy"], num_players=num_players, num_games=games, seed=seed, game="grinch")
+    return seen
+
+
+def grinch_rows(agent: str, num_players: int = 2, games: int = 100, seed: int = 777) -> dict[str, int]:
+    """Return counts of ``agent``'s discards and discard-pile draws against greedy: which afterstate best it took.
+
+    ``decisions``: choices among at least two discards or discard-pile draws (a
+    draw-pile choice is left out); ``best_open`` / ``best_all``: the chosen
+    afterstate is a best over the open rows / over all rows; ``differ``: the
+    two sets of bests share no action; ``took_all`` / ``took_open``: of those,
+    how often the agent took a best of each kind.
+    """
+    from grinch_env.grinch import encoding as enc
+    from grinch_env.grinch.agents.base import decode
+    from grinch_env.grinch.agents.handeval import HandEvaluator
+    from grinch_env.grinch.cards import NUM_CARDS
+    from grinch_env.grinch.game import DRAW_DISCARD_BASE, DRAW_PILE_ACTION, SCORE_BASE
+    from grinch_env.grinch.scoring import NUM_ROWS, resolve_layout
+
+    evaluator = HandEvaluator(resolve_layout("standard"))
+    seen = _decisions_against_greedy(agent, num_players, games, seed)
     out = dict.fromkeys(["decisions", "best_open", "best_all", "differ", "took_all", "took_open"], 0)
     for obs, mask, action in seen:
         legal = np.flatnonzero(mask)
@@ -260,10 +267,8 @@ def grinch_draws(agent: str, num_players: int = 2, games: int = 100, seed: int =
     ``p_own`` lists the policy's probability of its own choice where it draws blind and greedy takes a top.
     """
     from grinch_env.agents import make_agent
-    from grinch_env.evaluation.evaluate import evaluate
-    from grinch_env.grinch.game import DRAW_PILE_ACTION, SCORE_BASE
+    from grinch_env.grinch.game import DRAW_DISCARD_BASE, DRAW_PILE_ACTION, SCORE_BASE
 
-    inner = make_agent(agent, num_players=num_players, game="grinch")
     judge = make_agent("greedy", num_players=num_players, game="grinch", seed=seed)
     try:
         from training.learner.search import load_learner
@@ -276,27 +281,17 @@ def grinch_draws(agent: str, num_players: int = 2, games: int = 100, seed: int =
     def kind(action: int) -> str:
         return "pile" if action == DRAW_PILE_ACTION else "top"
 
-    class Recorder:
-        name = inner.name
-
-        def reset(self, seed: int | None = None) -> None:
-            inner.reset(seed)
-
-        def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-            action = int(inner.act(observation, action_mask))
-            mask = np.asarray(action_mask).astype(bool)
-            tops = np.flatnonzero(mask[DRAW_PILE_ACTION + 1:SCORE_BASE])
-            if mask[DRAW_PILE_ACTION] and len(tops):
-                other = int(judge.act(observation, action_mask))
-                out["counts"][(kind(action), kind(other))] += 1
-                if net is not None and kind(action) == "pile" and kind(other) == "top":
-                    st, at = encode("grinch", np.asarray(observation, np.float32)[None])
-                    with torch.inference_mode():
-                        logits = net(st, at)[0][0].masked_fill(~torch.from_numpy(mask), -1e9)
-                    out["p_own"].append(float(torch.softmax(logits, 0)[action]))
-            return action
-
-    evaluate([Recorder(), "greedy"], num_players=num_players, num_games=games, seed=seed, game="grinch")
+    for observation, mask, action in _decisions_against_greedy(agent, num_players, games, seed):
+        mask = mask.astype(bool)
+        if not (mask[DRAW_PILE_ACTION] and mask[DRAW_DISCARD_BASE:SCORE_BASE].any()):
+            continue
+        other = int(judge.act(observation, mask))
+        out["counts"][(kind(action), kind(other))] += 1
+        if net is not None and kind(action) == "pile" and kind(other) == "top":
+            st, at = encode("grinch", np.asarray(observation, np.float32)[None])
+            with torch.inference_mode():
+                logits = net(st, at)[0][0].masked_fill(~torch.from_numpy(mask), -1e9)
+            out["p_own"].append(float(torch.softmax(logits, 0)[action]))
     return out
 
 

@@ -19,20 +19,21 @@ base = ExpertRun.load(sys.argv[1])
 rep = base.replay
 train = {k: np.concatenate([d[k] for d in rep[:3]]) for k in rep[0]}
 held = rep[3]
+game, temperature = base.cfg.game, base.cfg.temperature
 
 
 def measure(net, data):
     has = data['labels'] >= 0
-    st, at = encode('gnoming', data['obs'][has])
+    st, at = encode(game, data['obs'][has])
     with torch.no_grad():
         logits, _, _ = net(st, at)
     mask = torch.from_numpy(data['masks'][has].astype(bool))
     cands = torch.from_numpy(data['cands'][has])
     vals = torch.from_numpy(data['cand_values'][has])
     multi = (cands >= 0).sum(1) >= 2
-    ce = soft_target_loss(logits[multi], cands[multi], vals[multi], 0.02).item()
+    ce = soft_target_loss(logits[multi], cands[multi], vals[multi], temperature).item()
     agree = (logits.masked_fill(~mask, -1e9).argmax(1) == torch.from_numpy(data['labels'][has]))[multi].float().mean().item()
-    v = (vals / 0.02).masked_fill(cands < 0, -1e9)
+    v = (vals / temperature).masked_fill(cands < 0, -1e9)
     p = torch.softmax(v, 1)
     ent = -(p * torch.log(p.clamp_min(1e-12))).sum(1)[multi].mean().item()
     return ce, agree, ent
