@@ -95,6 +95,13 @@ def test_pad_rewards_by_hand_sum_to_the_game_margin():
     values[:5, 0] = [0.1, -0.2, 0.05, -0.1, 0.0]
     adv = seat_gae_dense(values, seats, dones, step, 1.0, 0.5)
     np.testing.assert_allclose(adv[:5, 0], [0.1125, -0.05, 0.125, -0.1, 0.05], atol=1e-6)
+    # round_cut: the traces stop after t = 2 (seat 0) and t = 1 (seat 1), as at a round's score decisions:
+    # A2 = d2 = 0.10, A0 = d0 + 0.5 A2 = 0.10; A1 = d1 = 0.0; A3 and A4 have no later decision of their seat
+    cut = np.zeros((6, 2), bool)
+    cut[[1, 2], 0] = True
+    adv_cut = seat_gae_dense(values, seats, dones, step, 1.0, 0.5, cut)
+    np.testing.assert_allclose(adv_cut[:5, 0], [0.10, 0.0, 0.10, -0.1, 0.05], atol=1e-6)
+    np.testing.assert_array_equal(adv_cut[:, 1], adv[:, 1])  # no cut in slot 1
 
 
 @pytest.mark.parametrize("n,algo", [(2, "dmc"), (3, "ppo"), (5, "dmc")])
@@ -111,6 +118,53 @@ def test_pad_credit_returns_are_the_margin_still_to_come(n, algo):
     first = phi == 0
     np.testing.assert_allclose(batch.returns[:3 * n][first[:3 * n]], batch.outcomes[:3 * n][first[:3 * n]], atol=2e-5)
     assert batch.outcomes.reshape(-1)[:3 * n].sum() == pytest.approx(0.0, abs=1e-5)
+
+
+class _FirstLegal:
+    """A fixed opponent for one seat: the lowest legal action."""
+
+    name = "first_legal"
+
+    def reset(self, seed=None) -> None:
+        pass
+
+    def act_batch(self, observations, masks):
+        return np.array([np.flatnonzero(m)[0] for m in masks], dtype=np.int64)
+
+
+def test_round_cut_stops_the_trace_at_score_decisions_and_is_pad_ppo_only():
+    """One 2-player game, the network in seat 1 (its decisions are the batch, in order), lambda = gamma = 1: every
+    return is the pad reward plus the next decision's return, except at a score decision, where it is the pad reward
+    plus the next decision's value (the trace stops); the last decision's return is the margin still to come."""
+    from grinch_env.grinch.game import SCORE_BASE
+    from training.learner.rollout import Tables
+
+    torch.manual_seed(0)
+    net = TokenNet(d_model=16, heads=2, ff=16, value_global=True)
+
+    def run(cut: bool):
+        torch.manual_seed(1)  # the policy's samples
+        engine = get_game("grinch").vector(num_envs=1, num_players=2, seed=0, reward_mode="margin")
+        tables = Tables(learner_seat=np.array([1]), groups=[(np.array([0]), _FirstLegal())])
+        return collect(engine, net, "grinch", "ppo", np.random.default_rng(0), gae_lambda=1.0, credit="pad", tables=tables, round_cut=cut)
+
+    b, full = run(True), run(False)
+    np.testing.assert_array_equal(b.actions, full.actions)  # the same game: the cut changes only the targets
+    assert b.games == 1 and len(b.actions) == 3 * 4 + 3 * 10  # 3 rounds as a Who (3 discards, a row), 3 as the Grinch (3 x (2 draws, a discard), a row)
+    phi = rt.banked_margin(b.obs.astype(np.float32)).astype(np.float64)
+    reward = np.append(phi[1:], b.outcomes[-1]) - phi  # the pad rewards: the banked margin's change to the next decision
+    score = b.actions >= SCORE_BASE
+    assert score.sum() == 6 and score[-1]
+    nxt_ret, nxt_val = np.append(b.returns[1:], 0.0), np.append(b.values[1:], 0.0)
+    np.testing.assert_allclose(b.returns, reward + np.where(score, nxt_val, nxt_ret), atol=1e-5)
+    np.testing.assert_allclose(full.returns, b.outcomes - phi, atol=1e-5)  # without the cut: the Monte-Carlo margin still to come
+    assert not np.allclose(b.returns[:-1], full.returns[:-1], atol=1e-3)
+    with pytest.raises(ValueError, match="round_cut stops PPO's GAE trace"):
+        collect(get_game("grinch").vector(num_envs=1, num_players=2, seed=0, reward_mode="margin"), net, "grinch", "dmc",
+                np.random.default_rng(0), credit="pad", round_cut=True)
+    with pytest.raises(ValueError, match="ppo.round_cut stops PPO's GAE trace"):
+        load_config(None, ["game=grinch", "num_players=2", "ppo.round_cut=true"])
+    assert load_config(None, ["game=grinch", "num_players=2", "credit=pad", "ppo.round_cut=true"]).ppo.round_cut
 
 
 def test_pad_credit_config_is_grinch_margin_only():
@@ -182,3 +236,36 @@ def test_draws_probe_greedy_agrees_with_itself_and_a_learner_reports_its_confide
     total = sum(c.values())
     assert out == [f"greedy: {total} draws with the pile and a discard-pile top legal, 4 games against greedy at 2 players",
                    f"  pile: greedy the pile {c[('pile', 'pile')]}, greedy a top 0", f"   top: greedy the pile 0, greedy a top {c[('top', 'top')]}"]
+
+
+def test_all_action_loss_moves_every_legal_action_by_its_q_above_the_policy_mean():
+    """Two legal actions at 0.5 each with Q 0.1 and 0.3 (baseline 0.2), a masked third with Q 9: by hand the gradient
+    on logit j is -p_j (Q_j - baseline) / scale = +0.05 and -0.05 (scale 1), 0 for the masked one; scale 2 halves it."""
+    from training.learner.algos import all_action_loss
+    from training.model import MaskedCategorical
+
+    mask = torch.tensor([[True, True, False]])
+    q = torch.tensor([[0.1, 0.3, 9.0]])
+    for scale, want in ((1.0, [0.05, -0.05, 0.0]), (2.0, [0.025, -0.025, 0.0])):
+        logits = torch.zeros(1, 3, requires_grad=True)
+        loss = all_action_loss(MaskedCategorical(logits, mask).probs, q, mask, scale)
+        assert loss.item() == pytest.approx(0.0, abs=1e-7)
+        loss.backward()
+        np.testing.assert_allclose(logits.grad.numpy()[0], want, atol=1e-6)
+    with pytest.raises(ValueError, match="ppo.all_action_coef = 1.0 reads the Q head"):
+        load_config(None, ["game=grinch", "num_players=2", "ppo.all_action_coef=1.0"])
+
+
+def test_ppo_update_with_the_q_head_trains_q_and_logs_both_losses():
+    cfg = load_config(None, ["game=grinch", "num_players=2", "credit=pad", "num_envs=2", "minibatch_size=64", "ppo.q_coef=0.5",
+                             "ppo.all_action_coef=1.0", "net.d_model=16", "net.heads=2", "net.ff=16"])
+    from training.learner.algos import ppo_update
+
+    torch.manual_seed(0)
+    net = TokenNet(d_model=16, heads=2, ff=16, value_global=True)
+    batch = collect(get_game("grinch").vector(num_envs=2, num_players=2, seed=0, reward_mode="margin"), net, "grinch", "ppo",
+                    np.random.default_rng(0), credit="pad")
+    head = net.q.weight.detach().clone()
+    stats = ppo_update(net, torch.optim.Adam(net.parameters(), lr=1e-3), batch, cfg, np.random.default_rng(0))
+    assert stats["q_loss"] > 0 and stats["q_gap"] >= 0
+    assert not torch.equal(head, net.q.weight)  # without q_coef the Q head gets no gradient in PPO

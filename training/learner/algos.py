@@ -28,23 +28,39 @@ def ppo_update(net: TokenNet, opt: torch.optim.Optimizer, batch: Batch, cfg: Lea
     """Run the PPO epochs (CleanRL's update with a masked categorical); return loss statistics and the value head's explained variance."""
     p = cfg.ppo
     stats: dict[str, list[float]] = {"policy_loss": [], "value_loss": [], "entropy": [], "approx_kl": [], "clip_fraction": []}
+    if p.q_coef > 0:
+        stats["q_loss"] = []
+    if p.all_action_coef > 0:
+        stats["q_gap"] = []  # mean of max_a Q(a) - sum_a pi(a) Q(a) over the legal actions: what the policy leaves by its own Q
     n = len(batch.actions)
     for _ in range(p.update_epochs):
         for mb in _minibatches(n, cfg.minibatch_size, rng):
             st, at = encode(cfg.game, batch.obs[mb])
             mask = torch.from_numpy(batch.masks[mb].astype(bool))
-            logits, _, value = net(st, at)
+            logits, q, value = net(st, at)
             dist = MaskedCategorical(logits, mask)
             actions = torch.from_numpy(batch.actions[mb])
             logratio = dist.log_prob(actions) - torch.from_numpy(batch.logprobs[mb])
             ratio = logratio.exp()
             adv = torch.from_numpy(batch.advantages[mb])
+            scale = adv.std() + 1e-8 if p.norm_adv and len(mb) > 1 else torch.tensor(1.0)
             if p.norm_adv and len(mb) > 1:
-                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+                adv = (adv - adv.mean()) / scale
             pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - p.clip_coef, 1 + p.clip_coef)).mean()
-            v_loss = 0.5 * ((value - torch.from_numpy(batch.returns[mb])) ** 2).mean()
+            returns = torch.from_numpy(batch.returns[mb])
+            v_loss = 0.5 * ((value - returns) ** 2).mean()
             entropy = dist.entropy().mean()
             loss = pg_loss - p.ent_coef * entropy + p.vf_coef * v_loss
+            if p.q_coef > 0:
+                q_loss = 0.5 * ((q.gather(1, actions[:, None]).squeeze(1) - returns) ** 2).mean()
+                loss = loss + p.q_coef * q_loss
+                stats["q_loss"].append(q_loss.item())
+            if p.all_action_coef > 0:
+                loss = loss + p.all_action_coef * all_action_loss(dist.probs, q.detach(), mask, scale)
+                with torch.no_grad():
+                    q_legal = torch.where(mask, q, torch.full_like(q, MASK_VALUE))
+                    gap = q_legal.max(1).values - (dist.probs * torch.where(mask, q, torch.zeros_like(q))).sum(1)
+                    stats["q_gap"].append(float(gap.mean()))
             opt.zero_grad()
             loss.backward()
             nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
@@ -58,6 +74,20 @@ def ppo_update(net: TokenNet, opt: torch.optim.Optimizer, batch: Batch, cfg: Lea
     out = {k: float(np.mean(v)) for k, v in stats.items()}
     out["explained_variance"] = explained_variance(batch.values, batch.returns)
     return out
+
+
+def all_action_loss(probs: torch.Tensor, q: torch.Tensor, mask: torch.Tensor, scale: torch.Tensor | float = 1.0) -> torch.Tensor:
+    """Return the mean over decisions of ``-sum_a pi(a) (Q(a) - sum_b pi(b) Q(b)) / scale`` over the legal actions.
+
+    Its gradient is ``-sum_a grad pi(a) (Q(a) - baseline) / scale`` (``q`` is held fixed by the caller): the policy moves
+    toward every legal action whose Q is above the policy's mean, sampled or not (the all-action policy gradient of
+    mean actor-critic, Allen et al. 2017).  ``scale``: the advantages' spread, so the term weighs as the normalised
+    PPO advantages do.
+    """
+    q = torch.where(mask, q, torch.zeros_like(q))
+    p = torch.where(mask, probs, torch.zeros_like(probs))
+    baseline = (p.detach() * q).sum(1, keepdim=True)
+    return -(p * (q - baseline)).sum(1).mean() / scale
 
 
 def dmc_update(net: TokenNet, opt: torch.optim.Optimizer, batch: Batch, cfg: LearnerConfig, rng: np.random.Generator) -> dict[str, float]:
@@ -82,4 +112,4 @@ def dmc_update(net: TokenNet, opt: torch.optim.Optimizer, batch: Batch, cfg: Lea
             "explained_variance": explained_variance(batch.values, batch.returns)}
 
 
-__all__ = ["dmc_update", "ppo_update"]
+__all__ = ["all_action_loss", "dmc_update", "ppo_update"]

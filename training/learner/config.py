@@ -41,11 +41,18 @@ class PPOSection(_Section):
 
     gamma: float = Field(1.0, ge=0, le=1)
     gae_lambda: float = Field(0.95, ge=0, le=1)
+    round_cut: bool = Field(False, description="pad credit (Grinch): each seat's GAE trace stops at its score decision and bootstraps on "
+                            "the value of its next round, so no later round's chance reaches a round's advantages")
     clip_coef: float = Field(0.2, gt=0)
     ent_coef: float = Field(0.01, ge=0)
     vf_coef: float = Field(0.5, ge=0)
     update_epochs: int = Field(2, ge=1)
     norm_adv: bool = True
+    q_coef: float = Field(0.0, ge=0, description="weight of the Q head's regression on the taken actions' returns (the lambda-returns "
+                          "the value head learns), so that Q(s, a) is learned for every action from its token")
+    all_action_coef: float = Field(0.0, ge=0, description="weight of the all-action policy term -sum_a pi(a) (Q(a) - sum_b pi(b) Q(b)) "
+                                   "over the legal actions (Q held fixed, scaled as the normalised advantages): every action's "
+                                   "estimated advantage reaches the policy, also one it seldom samples; needs q_coef > 0")
 
 
 class DMCSection(_Section):
@@ -116,6 +123,10 @@ class LearnerConfig(_Section):
             raise ValueError("credit='round' needs game=gnoming and reward_mode=margin: only there are rounds independent deals whose margins add up to the game's")
         if self.credit == "pad" and (self.game != "grinch" or self.reward_mode != "margin"):
             raise ValueError("credit='pad' needs game=grinch and reward_mode=margin: only there is the final reward the banked score-pad margin")
+        if self.ppo.all_action_coef > 0 and self.ppo.q_coef == 0:
+            raise ValueError(f"ppo.all_action_coef = {self.ppo.all_action_coef} reads the Q head, which only ppo.q_coef > 0 trains: set ppo.q_coef too")
+        if self.ppo.round_cut and (self.algo != "ppo" or self.credit != "pad"):
+            raise ValueError(f"ppo.round_cut stops PPO's GAE trace at the Grinch's score decisions: it needs algo=ppo and credit=pad, got algo={self.algo} and credit={self.credit}")
         self._check_opponents(spec, sizes)
         return self
 

@@ -139,7 +139,7 @@ def pad_rewards(potentials: np.ndarray, seats: np.ndarray, dones: np.ndarray, re
 
 
 def seat_gae_dense(values: np.ndarray, seats: np.ndarray, dones: np.ndarray, step_rewards: np.ndarray, gamma: float,
-                   gae_lambda: float) -> np.ndarray:
+                   gae_lambda: float, cut: np.ndarray | None = None) -> np.ndarray:
     """Return ``float32[T, B]`` GAE advantages over each seat's own decisions with a reward on every decision.
 
     As :func:`training.ppo.seat_gae`, but decision ``t`` is paid
@@ -161,6 +161,8 @@ def seat_gae_dense(values: np.ndarray, seats: np.ndarray, dones: np.ndarray, ste
         s = seats[t]
         delta = step_rewards[t] + gamma * next_value[envs, s] - values[t]
         a = delta + gamma * gae_lambda * next_adv[envs, s]
+        if cut is not None:
+            a = np.where(cut[t], delta, a)
         adv[t] = a
         next_value[envs, s] = values[t]
         next_adv[envs, s] = a
@@ -181,7 +183,8 @@ class Tables:
 
 
 def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generator, epsilon: float = 0.0,
-            gamma: float = 1.0, gae_lambda: float = 0.95, credit: str = "game", tables: Tables | None = None) -> Batch:
+            gamma: float = 1.0, gae_lambda: float = 0.95, credit: str = "game", tables: Tables | None = None,
+            round_cut: bool = False) -> Batch:
     """Return one rollout: every slot of ``engine`` plays one game from a fresh seed, all seats by ``net``.
 
     PPO samples the masked policy; DMC plays the masked argmax of Q, a uniform
@@ -191,7 +194,8 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
     its seat's banked margin (:func:`pad_rewards`): the returns are the margin
     still to come, ``outcomes`` stay the game's.  With ``tables`` some slots
     seat fixed opponents (:class:`Tables`); only the network's own decisions
-    are in the batch.
+    are in the batch.  ``round_cut`` (PPO, pad credit): each seat's GAE trace
+    stops at its score decision (:func:`seat_gae_dense`'s ``cut``).
     """
     from training.ppo import seat_gae
 
@@ -213,6 +217,8 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
         raise ValueError(f"credit='pad' needs Grinch with reward_mode='margin' (the banked margin is that reward so far), got {game!r} with {engine.reward_mode!r}")
     if credit not in ("game", "round", "pad"):
         raise ValueError(f"credit must be 'game', 'round' or 'pad', got {credit!r}")
+    if round_cut and (credit != "pad" or algo != "ppo"):
+        raise ValueError(f"round_cut stops PPO's GAE trace at the Grinch's score decisions: it needs algo='ppo' and credit='pad', got {algo!r} and {credit!r}")
     rec: dict[str, list] = {k: [] for k in ("obs", "mask", "act", "logp", "val", "seat", "done", "rew", "active", "phi", "mine")}
     if credit == "pad":
         from grinch_env.grinch.tokens import banked_margin
@@ -264,7 +270,12 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
         step = pad_rewards(arr["phi"], arr["seat"], arr["done"], arr["rew"])
         returns = seat_gae_dense(np.zeros_like(arr["val"]), arr["seat"], arr["done"], step, 1.0, 1.0)  # the margin still to come
         if algo == "ppo":
-            adv = seat_gae_dense(arr["val"], arr["seat"], arr["done"], step, gamma, gae_lambda)
+            cut = None
+            if round_cut:
+                from grinch_env.grinch.game import SCORE_BASE
+
+                cut = arr["act"] >= SCORE_BASE  # a seat's score decision is its last of the round
+            adv = seat_gae_dense(arr["val"], arr["seat"], arr["done"], step, gamma, gae_lambda, cut)
     elif algo == "ppo":
         adv, _ = seat_gae(arr["val"], arr["seat"], arr["done"], arr["rew"], gamma, gae_lambda)
     if algo != "ppo":
