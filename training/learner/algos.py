@@ -43,8 +43,9 @@ def ppo_update(net: TokenNet, opt: torch.optim.Optimizer, batch: Batch, cfg: Lea
             logratio = dist.log_prob(actions) - torch.from_numpy(batch.logprobs[mb])
             ratio = logratio.exp()
             adv = torch.from_numpy(batch.advantages[mb])
-            scale = adv.std() + 1e-8 if p.norm_adv and len(mb) > 1 else torch.tensor(1.0)
+            scale = torch.tensor(1.0)  # the advantages' spread: the all-action term is weighed on the same scale
             if p.norm_adv and len(mb) > 1:
+                scale = adv.std() + 1e-8
                 adv = (adv - adv.mean()) / scale
             pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - p.clip_coef, 1 + p.clip_coef)).mean()
             returns = torch.from_numpy(batch.returns[mb])
@@ -58,8 +59,7 @@ def ppo_update(net: TokenNet, opt: torch.optim.Optimizer, batch: Batch, cfg: Lea
             if p.all_action_coef > 0:
                 loss = loss + p.all_action_coef * all_action_loss(dist.probs, q.detach(), mask, scale)
                 with torch.no_grad():
-                    q_legal = torch.where(mask, q, torch.full_like(q, MASK_VALUE))
-                    gap = q_legal.max(1).values - (dist.probs * torch.where(mask, q, torch.zeros_like(q))).sum(1)
+                    gap = torch.where(mask, q, torch.full_like(q, MASK_VALUE)).max(1).values - (dist.probs * q).sum(1)  # masked probs are 0
                     stats["q_gap"].append(float(gap.mean()))
             opt.zero_grad()
             loss.backward()
