@@ -102,6 +102,10 @@ def test_pad_rewards_by_hand_sum_to_the_game_margin():
     adv_cut = seat_gae_dense(values, seats, dones, step, 1.0, 0.5, cut)
     np.testing.assert_allclose(adv_cut[:5, 0], [0.10, 0.0, 0.10, -0.1, 0.05], atol=1e-6)
     np.testing.assert_array_equal(adv_cut[:, 1], adv[:, 1])  # no cut in slot 1
+    # cut_ends (the round value's episodes): a cut decision does not bootstrap either. Seat 1's d1 = -0.10 - (-0.2) = 0.10
+    # (not -0.10 + v3 + 0.2 = 0.0); seat 0's d2 = 0.15 - 0.05 = 0.10 as before (its next value, v4, is 0)
+    adv_end = seat_gae_dense(values, seats, dones, step, 1.0, 0.5, cut, cut_ends=True)
+    np.testing.assert_allclose(adv_end[:5, 0], [0.10, 0.10, 0.10, -0.1, 0.05], atol=1e-6)
 
 
 @pytest.mark.parametrize("n,algo", [(2, "dmc"), (3, "ppo"), (5, "dmc")])
@@ -269,3 +273,95 @@ def test_ppo_update_with_the_q_head_trains_q_and_logs_both_losses():
     stats = ppo_update(net, torch.optim.Adam(net.parameters(), lr=1e-3), batch, cfg, np.random.default_rng(0))
     assert stats["q_loss"] > 0 and stats["q_gap"] >= 0
     assert not torch.equal(head, net.q.weight)  # without q_coef the Q head gets no gradient in PPO
+
+
+def test_round_value_targets_the_rounds_bank_and_round_baseline_scores_within_the_round():
+    """One 2-player game, the network (with the round value head) in seat 1, lambda = gamma = 1.  Every decision's round
+    return is the margin its seat banks from it to its next round's first decision (the score decisions' pad rewards;
+    all other pad rewards are 0); with ``round_baseline`` a decision's advantage is that round return less its round
+    value, a score decision's the whole game's return less its value; the value head's targets do not change."""
+    from grinch_env.grinch.game import SCORE_BASE
+    from training.learner.rollout import Tables
+
+    torch.manual_seed(0)
+    net = TokenNet(d_model=16, heads=2, ff=16, value_global=True, round_value=True)
+
+    def run(baseline: bool):
+        torch.manual_seed(1)
+        engine = get_game("grinch").vector(num_envs=1, num_players=2, seed=0, reward_mode="margin")
+        tables = Tables(learner_seat=np.array([1]), groups=[(np.array([0]), _FirstLegal())])
+        return collect(engine, net, "grinch", "ppo", np.random.default_rng(0), gae_lambda=1.0, credit="pad", tables=tables,
+                       round_baseline=baseline)
+
+    b, plain = run(True), run(False)
+    np.testing.assert_array_equal(b.actions, plain.actions)
+    phi = rt.banked_margin(b.obs.astype(np.float32)).astype(np.float64)
+    score = np.flatnonzero(b.actions >= SCORE_BASE)
+    assert len(score) == 6 and score[-1] == len(b.actions) - 1
+    ends = np.append(phi[score[:-1] + 1], b.outcomes[-1])  # the banked margin at each next round's start (the game's at the end)
+    start = 0
+    for k, s in enumerate(score):
+        np.testing.assert_allclose(b.round_returns[start:s + 1], ends[k] - phi[start:s + 1], atol=1e-5)
+        start = s + 1
+    assert len(set(np.round(b.round_returns, 5))) > 2  # the rounds bank different margins
+    np.testing.assert_allclose(b.round_returns, plain.round_returns)
+    np.testing.assert_allclose(b.returns, plain.returns)  # the whole game's: outcomes less the banked margin
+    np.testing.assert_allclose(b.returns, b.outcomes - phi, atol=1e-5)
+    is_score = b.actions >= SCORE_BASE
+    np.testing.assert_allclose(b.advantages[is_score], (b.returns - b.values)[is_score], atol=1e-5)
+    np.testing.assert_allclose(b.advantages[~is_score], (b.round_returns - b.round_values)[~is_score], atol=1e-5)
+    np.testing.assert_allclose(plain.advantages, plain.returns - plain.values, atol=1e-5)
+    assert b.round_values.std() > 0 and plain.round_values is not None
+    # without the head: no round values; the baseline needs the head, PPO and pad credit
+    no_head = collect(get_game("grinch").vector(num_envs=1, num_players=2, seed=0, reward_mode="margin"),
+                      TokenNet(d_model=16, heads=2, ff=16), "grinch", "ppo", np.random.default_rng(0), credit="pad")
+    assert no_head.round_values is None and no_head.round_returns is not None
+    with pytest.raises(ValueError, match="round_baseline reads the round value head"):
+        collect(get_game("grinch").vector(num_envs=1, num_players=2, seed=0, reward_mode="margin"), TokenNet(d_model=16, heads=2, ff=16),
+                "grinch", "ppo", np.random.default_rng(0), credit="pad", round_baseline=True)
+
+
+def test_round_value_config_and_update():
+    from training.learner.algos import ppo_update
+
+    with pytest.raises(ValueError, match="ppo.round_coef = 0.5 trains the round value head.*net.round_value=False"):
+        load_config(None, ["game=grinch", "num_players=2", "credit=pad", "ppo.round_coef=0.5"])
+    with pytest.raises(ValueError, match="ppo.round_coef = 0.5 trains the round value head.*credit=game"):
+        load_config(None, ["game=grinch", "num_players=2", "net.round_value=true", "ppo.round_coef=0.5"])
+    with pytest.raises(ValueError, match="ppo.round_baseline reads the round value head"):
+        load_config(None, ["game=grinch", "num_players=2", "credit=pad", "net.round_value=true", "ppo.round_baseline=true"])
+    cfg = load_config(None, ["game=grinch", "num_players=2", "credit=pad", "num_envs=2", "minibatch_size=64", "net.round_value=true",
+                             "ppo.round_coef=0.5", "ppo.round_baseline=true", "net.d_model=16", "net.heads=2", "net.ff=16"])
+    torch.manual_seed(0)
+    net = TokenNet(**cfg.net.model_dump())
+    batch = collect(get_game("grinch").vector(num_envs=2, num_players=2, seed=0, reward_mode="margin"), net, "grinch", "ppo",
+                    np.random.default_rng(0), credit="pad", round_baseline=True)
+    head = net.round_value[-1].weight.detach().clone()
+    stats = ppo_update(net, torch.optim.Adam(net.parameters(), lr=1e-3), batch, cfg, np.random.default_rng(0))
+    assert stats["round_value_loss"] > 0 and "round_explained_variance" in stats
+    assert not torch.equal(head, net.round_value[-1].weight)  # only round_coef gives the round head a gradient
+
+
+def test_dmc_round_target_regresses_q_on_the_rounds_bank_but_at_score_decisions():
+    from grinch_env.grinch.game import SCORE_BASE
+
+    def run(round_target: bool):
+        torch.manual_seed(0)
+        net = TokenNet(d_model=16, heads=2, ff=16, value_global=True)
+        engine = get_game("grinch").vector(num_envs=2, num_players=3, seed=0, reward_mode="margin")
+        return collect(engine, net, "grinch", "dmc", np.random.default_rng(2), epsilon=1.0, credit="pad", round_target=round_target)
+
+    b, whole = run(True), run(False)
+    np.testing.assert_array_equal(b.actions, whole.actions)
+    score = b.actions >= SCORE_BASE
+    assert score.sum() == 2 * 3 * 6  # 2 games, 3 seats, 6 rounds
+    np.testing.assert_allclose(whole.returns, whole.outcomes - rt.banked_margin(whole.obs.astype(np.float32)), atol=2e-5)
+    np.testing.assert_allclose(b.returns, np.where(score, whole.returns, whole.round_returns), atol=1e-6)
+    assert not np.allclose(b.returns[~score], whole.returns[~score], atol=1e-3)
+    np.testing.assert_allclose(b.advantages, b.returns - b.values, atol=1e-6)
+    with pytest.raises(ValueError, match="dmc.round_target regresses Q"):
+        load_config(None, ["game=grinch", "num_players=2", "credit=pad", "dmc.round_target=true"])
+    assert load_config(None, ["game=grinch", "num_players=2", "credit=pad", "algo=dmc", "dmc.round_target=true"]).dmc.round_target
+    with pytest.raises(ValueError, match="round_target regresses Q on the Grinch's score-pad rounds"):
+        collect(get_game("grinch").vector(num_envs=1, num_players=2, seed=0, reward_mode="margin"), TokenNet(d_model=16, heads=2, ff=16),
+                "grinch", "ppo", np.random.default_rng(0), credit="pad", round_target=True)

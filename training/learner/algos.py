@@ -32,12 +32,14 @@ def ppo_update(net: TokenNet, opt: torch.optim.Optimizer, batch: Batch, cfg: Lea
         stats["q_loss"] = []
     if p.all_action_coef > 0:
         stats["q_gap"] = []  # mean of max_a Q(a) - sum_a pi(a) Q(a) over the legal actions: what the policy leaves by its own Q
+    if p.round_coef > 0:
+        stats["round_value_loss"] = []
     n = len(batch.actions)
     for _ in range(p.update_epochs):
         for mb in _minibatches(n, cfg.minibatch_size, rng):
             st, at = encode(cfg.game, batch.obs[mb])
             mask = torch.from_numpy(batch.masks[mb].astype(bool))
-            logits, q, value = net(st, at)
+            logits, q, value, round_value = net.heads(st, at)
             dist = MaskedCategorical(logits, mask)
             actions = torch.from_numpy(batch.actions[mb])
             logratio = dist.log_prob(actions) - torch.from_numpy(batch.logprobs[mb])
@@ -56,6 +58,10 @@ def ppo_update(net: TokenNet, opt: torch.optim.Optimizer, batch: Batch, cfg: Lea
                 q_loss = 0.5 * ((q.gather(1, actions[:, None]).squeeze(1) - returns) ** 2).mean()
                 loss = loss + p.q_coef * q_loss
                 stats["q_loss"].append(q_loss.item())
+            if p.round_coef > 0:
+                r_loss = 0.5 * ((round_value - torch.from_numpy(batch.round_returns[mb])) ** 2).mean()
+                loss = loss + p.round_coef * r_loss
+                stats["round_value_loss"].append(r_loss.item())
             if p.all_action_coef > 0:
                 loss = loss + p.all_action_coef * all_action_loss(dist.probs, q.detach(), mask, scale)
                 with torch.no_grad():
@@ -73,6 +79,8 @@ def ppo_update(net: TokenNet, opt: torch.optim.Optimizer, batch: Batch, cfg: Lea
             stats["entropy"].append(entropy.item())
     out = {k: float(np.mean(v)) for k, v in stats.items()}
     out["explained_variance"] = explained_variance(batch.values, batch.returns)
+    if batch.round_values is not None and batch.round_returns is not None:
+        out["round_explained_variance"] = explained_variance(batch.round_values, batch.round_returns)
     return out
 
 

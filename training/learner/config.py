@@ -28,6 +28,8 @@ class NetConfig(_Section):
     heads: int = Field(4, ge=1, description="attention heads (divides d_model)")
     ff: int = Field(64, ge=8, description="feed-forward width (encoder and action MLP)")
     value_global: bool = Field(False, description="the value head reads the encoded global token beside the pooled state")
+    round_value: bool = Field(False, description="a second value head: the margin the seat's current round will still bank "
+                              "(Grinch, pad credit; trained with ppo.round_coef)")
 
     @model_validator(mode="after")
     def _heads_divide(self) -> NetConfig:
@@ -53,6 +55,11 @@ class PPOSection(_Section):
     all_action_coef: float = Field(0.0, ge=0, description="weight of the all-action policy term -sum_a pi(a) (Q(a) - sum_b pi(b) Q(b)) "
                                    "over the legal actions (Q held fixed, scaled as the normalised advantages): every action's "
                                    "estimated advantage reaches the policy, also one it seldom samples; needs q_coef > 0")
+    round_coef: float = Field(0.0, ge=0, description="pad credit (Grinch): weight of the round value head's regression on the margin "
+                              "the seat's current round will still bank (its pad rewards up to its score decision); needs net.round_value")
+    round_baseline: bool = Field(False, description="pad credit (Grinch): a decision before the seat's score decision gets its "
+                                 "advantage from GAE over the round value, ending at that score decision (later rounds' chance "
+                                 "never reaches it); score decisions keep the whole game's; needs round_coef > 0")
 
 
 class DMCSection(_Section):
@@ -62,6 +69,9 @@ class DMCSection(_Section):
     epsilon_end: float = Field(0.02, ge=0, le=1, description="exploration after epsilon_decay_samples")
     epsilon_decay_samples: int = Field(300_000, ge=1)
     update_epochs: int = Field(1, ge=1)
+    round_target: bool = Field(False, description="pad credit (Grinch): Q of every decision but the score decisions regresses the "
+                               "margin its seat's round will still bank (later rounds' chance never reaches it); a score "
+                               "decision's Q keeps the whole game's margin still to come")
 
 
 class EvalSection(_Section):
@@ -127,6 +137,15 @@ class LearnerConfig(_Section):
             raise ValueError(f"ppo.all_action_coef = {self.ppo.all_action_coef} reads the Q head, which only ppo.q_coef > 0 trains: set ppo.q_coef too")
         if self.ppo.round_cut and (self.algo != "ppo" or self.credit != "pad"):
             raise ValueError(f"ppo.round_cut stops PPO's GAE trace at the Grinch's score decisions: it needs algo=ppo and credit=pad, got algo={self.algo} and credit={self.credit}")
+        if self.ppo.round_coef > 0 and (self.algo != "ppo" or self.credit != "pad" or not self.net.round_value):
+            raise ValueError(f"ppo.round_coef = {self.ppo.round_coef} trains the round value head on the Grinch's score-pad rounds: it needs "
+                             f"algo=ppo, credit=pad and net.round_value=true, got algo={self.algo}, credit={self.credit}, "
+                             f"net.round_value={self.net.round_value}")
+        if self.dmc.round_target and (self.algo != "dmc" or self.credit != "pad"):
+            raise ValueError(f"dmc.round_target regresses Q on the Grinch's score-pad rounds: it needs algo=dmc and credit=pad, "
+                             f"got algo={self.algo} and credit={self.credit}")
+        if self.ppo.round_baseline and self.ppo.round_coef == 0:
+            raise ValueError("ppo.round_baseline reads the round value head, which only ppo.round_coef > 0 trains: set ppo.round_coef too")
         self._check_opponents(spec, sizes)
         return self
 

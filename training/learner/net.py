@@ -47,9 +47,10 @@ class _Embed(nn.Module):
 class TokenNet(nn.Module):
     """Policy logits, Q-values and a state value from state and action tokens (module docstring)."""
 
-    def __init__(self, d_model: int = 64, layers: int = 2, heads: int = 4, ff: int = 128, value_global: bool = False) -> None:
+    def __init__(self, d_model: int = 64, layers: int = 2, heads: int = 4, ff: int = 128, value_global: bool = False,
+                 round_value: bool = False) -> None:
         super().__init__()
-        self.config = {"d_model": d_model, "layers": layers, "heads": heads, "ff": ff, "value_global": value_global}
+        self.config = {"d_model": d_model, "layers": layers, "heads": heads, "ff": ff, "value_global": value_global, "round_value": round_value}
         self.value_global = value_global
         self.cards = nn.Embedding(layout.CARD_VOCAB, d_model)
         self.state_embed = _Embed(d_model, self.cards, second_card=False)
@@ -61,11 +62,17 @@ class TokenNet(nn.Module):
         self.logit = nn.Linear(ff, 1)
         self.q = nn.Linear(ff, 1)
         self.value = nn.Sequential(nn.Linear(2 * d_model if value_global else d_model, ff), nn.ReLU(), nn.Linear(ff, 1))
+        self.round_value = (nn.Sequential(nn.Linear(2 * d_model if value_global else d_model, ff), nn.ReLU(), nn.Linear(ff, 1))
+                            if round_value else None)
         nn.init.zeros_(self.logit.bias)
         self.logit.weight.data.mul_(0.01)  # a near-uniform first policy over the legal actions
 
     def forward(self, state: torch.Tensor, actions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Return ``(logits [B, A], q [B, A], value [B])`` for tokens ``state [B, N, D]`` and ``actions [B, A, E]``."""
+        return self.heads(state, actions)[:3]
+
+    def heads(self, state: torch.Tensor, actions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor | None]:
+        """Return :meth:`forward`'s three outputs and the round value ``[B]`` (``None`` without ``round_value``)."""
         pad = state[..., layout.TYPE] == 0
         cols = ~pad.all(0)  # drop token positions that are padding in every row (absent seats): same result, less work
         if not bool(cols.all()):
@@ -77,7 +84,8 @@ class TokenNet(nn.Module):
         read, _ = self.cross(a, h, h, key_padding_mask=pad, need_weights=False)
         z = self.action_mlp(torch.cat([a, read, pooled.unsqueeze(1).expand_as(a)], dim=-1))
         v_in = torch.cat([pooled, h[:, 0]], dim=-1) if self.value_global else pooled  # token 0 is the global token (never padding)
-        return self.logit(z).squeeze(-1), self.q(z).squeeze(-1), self.value(v_in).squeeze(-1)
+        round_value = self.round_value(v_in).squeeze(-1) if self.round_value is not None else None
+        return self.logit(z).squeeze(-1), self.q(z).squeeze(-1), self.value(v_in).squeeze(-1), round_value
 
     def distribution(self, state: torch.Tensor, actions: torch.Tensor, mask: torch.Tensor) -> tuple[MaskedCategorical, torch.Tensor, torch.Tensor]:
         """Return the masked policy, the Q-values and the value."""

@@ -45,6 +45,8 @@ class Batch:
     outcomes: np.ndarray  # float32 [N]: the deciding seat's terminal reward in that game
     games: int
     steps: int
+    round_returns: np.ndarray | None = None  # float32 [N], pad credit: the margin the seat's round will still bank (round value target)
+    round_values: np.ndarray | None = None  # float32 [N]: the round value head's estimate when the net has one
 
 
 def final_returns(seats: np.ndarray, dones: np.ndarray, rewards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -139,14 +141,17 @@ def pad_rewards(potentials: np.ndarray, seats: np.ndarray, dones: np.ndarray, re
 
 
 def seat_gae_dense(values: np.ndarray, seats: np.ndarray, dones: np.ndarray, step_rewards: np.ndarray, gamma: float,
-                   gae_lambda: float, cut: np.ndarray | None = None) -> np.ndarray:
+                   gae_lambda: float, cut: np.ndarray | None = None, cut_ends: bool = False) -> np.ndarray:
     """Return ``float32[T, B]`` GAE advantages over each seat's own decisions with a reward on every decision.
 
     As :func:`training.ppo.seat_gae`, but decision ``t`` is paid
     ``step_rewards[t, i]`` (:func:`pad_rewards`) instead of only the seat's
     last decision the terminal reward.  With ``values = 0`` and ``gamma =
     gae_lambda = 1`` it returns each decision's return (the rewards of its
-    seat from it to the game's end).
+    seat from it to the game's end).  Where ``cut[t, i]`` the trace stops
+    (the advantage is that decision's TD error); with ``cut_ends`` the TD
+    error there does not bootstrap either (``reward - value``): each cut ends
+    an episode of its seat, as the round value's rounds do.
     """
     num_steps, num_envs = values.shape
     num_seats = int(seats.max()) + 1 if seats.size else 1
@@ -159,7 +164,10 @@ def seat_gae_dense(values: np.ndarray, seats: np.ndarray, dones: np.ndarray, ste
         next_value[ended] = 0.0
         next_adv[ended] = 0.0
         s = seats[t]
-        delta = step_rewards[t] + gamma * next_value[envs, s] - values[t]
+        nv = next_value[envs, s]
+        if cut is not None and cut_ends:
+            nv = np.where(cut[t], 0.0, nv)
+        delta = step_rewards[t] + gamma * nv - values[t]
         a = delta + gamma * gae_lambda * next_adv[envs, s]
         if cut is not None:
             a = np.where(cut[t], delta, a)
@@ -184,7 +192,7 @@ class Tables:
 
 def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generator, epsilon: float = 0.0,
             gamma: float = 1.0, gae_lambda: float = 0.95, credit: str = "game", tables: Tables | None = None,
-            round_cut: bool = False) -> Batch:
+            round_cut: bool = False, round_baseline: bool = False, round_target: bool = False) -> Batch:
     """Return one rollout: every slot of ``engine`` plays one game from a fresh seed, all seats by ``net``.
 
     PPO samples the masked policy; DMC plays the masked argmax of Q, a uniform
@@ -195,7 +203,14 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
     still to come, ``outcomes`` stay the game's.  With ``tables`` some slots
     seat fixed opponents (:class:`Tables`); only the network's own decisions
     are in the batch.  ``round_cut`` (PPO, pad credit): each seat's GAE trace
-    stops at its score decision (:func:`seat_gae_dense`'s ``cut``).
+    stops at its score decision (:func:`seat_gae_dense`'s ``cut``).  With pad
+    credit the batch also holds each decision's ``round_returns``: its seat's
+    pad rewards up to and including its score decision, the margin its round
+    will still bank (the round value head's target); ``round_baseline`` (PPO,
+    a net with the round value head) gives every decision but the score
+    decisions its advantage from GAE over the round value, ending at the
+    seat's score decision; ``round_target`` (DMC, pad credit) makes that
+    round return the Q target of every decision but the score decisions.
     """
     from training.ppo import seat_gae
 
@@ -217,9 +232,14 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
         raise ValueError(f"credit='pad' needs Grinch with reward_mode='margin' (the banked margin is that reward so far), got {game!r} with {engine.reward_mode!r}")
     if credit not in ("game", "round", "pad"):
         raise ValueError(f"credit must be 'game', 'round' or 'pad', got {credit!r}")
+    if round_baseline and (credit != "pad" or algo != "ppo" or net.round_value is None):
+        raise ValueError(f"round_baseline reads the round value head over the Grinch's score-pad rounds: it needs algo='ppo', credit='pad' "
+                         f"and a net with round_value, got {algo!r}, {credit!r}, round_value={net.round_value is not None}")
+    if round_target and (credit != "pad" or algo != "dmc"):
+        raise ValueError(f"round_target regresses Q on the Grinch's score-pad rounds: it needs algo='dmc' and credit='pad', got {algo!r} and {credit!r}")
     if round_cut and (credit != "pad" or algo != "ppo"):
         raise ValueError(f"round_cut stops PPO's GAE trace at the Grinch's score decisions: it needs algo='ppo' and credit='pad', got {algo!r} and {credit!r}")
-    rec: dict[str, list] = {k: [] for k in ("obs", "mask", "act", "logp", "val", "seat", "done", "rew", "active", "phi", "mine")}
+    rec: dict[str, list] = {k: [] for k in ("obs", "mask", "act", "logp", "val", "rval", "seat", "done", "rew", "active", "phi", "mine")}
     if credit == "pad":
         from grinch_env.grinch.tokens import banked_margin
     while active.any():
@@ -232,11 +252,14 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
                 actions[theirs] = np.asarray(agent.act_batch(obs[theirs], mask[theirs]), dtype=np.int64)
         logp = np.zeros(num_envs, np.float32)
         val = np.zeros(num_envs, np.float32)
+        rval = np.zeros(num_envs, np.float32)
         if len(idx):
             st, at = encode(game, obs[idx])
             m = torch.from_numpy(mask[idx].astype(bool))
             with torch.no_grad():
-                logits, q, v = net(st, at)
+                logits, q, v, rv = net.heads(st, at)
+            if rv is not None:
+                rval[idx] = rv.numpy()
             if algo == "ppo":
                 dist = MaskedCategorical(logits, m)
                 a = dist.sample()
@@ -253,7 +276,7 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
                     a[explore] = pick
                 val[idx] = q.numpy()[np.arange(len(idx)), a]
                 actions[idx] = a
-        _record(rec, obs, mask, actions, logp, val, seat, active, mine, banked_margin(obs) if credit == "pad" else None)
+        _record(rec, obs, mask, actions, logp, val, rval, seat, active, mine, banked_margin(obs) if credit == "pad" else None)
         obs, mask, seat, rewards, dones = engine.step(actions)
         rec["done"].append(dones & active)
         rec["rew"].append(rewards.astype(np.float32))
@@ -266,31 +289,40 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
         arr["done"], arr["rew"] = round_episodes(arr["obs"], arr["seat"], arr["active"], arr["done"], arr["rew"], engine.num_players)
     outcomes, complete = final_returns(arr["seat"], arr["done"], arr["rew"])
     returns = outcomes
+    round_returns = None
     if credit == "pad":
+        from grinch_env.grinch.game import SCORE_BASE
+
         step = pad_rewards(arr["phi"], arr["seat"], arr["done"], arr["rew"])
         returns = seat_gae_dense(np.zeros_like(arr["val"]), arr["seat"], arr["done"], step, 1.0, 1.0)  # the margin still to come
+        scored = arr["act"] >= SCORE_BASE  # a seat's score decision is its last of the round
+        round_returns = seat_gae_dense(np.zeros_like(arr["val"]), arr["seat"], arr["done"], step, 1.0, 1.0, scored, cut_ends=True)
         if algo == "ppo":
-            cut = None
-            if round_cut:
-                from grinch_env.grinch.game import SCORE_BASE
-
-                cut = arr["act"] >= SCORE_BASE  # a seat's score decision is its last of the round
-            adv = seat_gae_dense(arr["val"], arr["seat"], arr["done"], step, gamma, gae_lambda, cut)
+            adv = seat_gae_dense(arr["val"], arr["seat"], arr["done"], step, gamma, gae_lambda, scored if round_cut else None)
+            ret = adv + arr["val"]  # the value head's target: the whole game's
+            if round_baseline:
+                adv_round = seat_gae_dense(arr["rval"], arr["seat"], arr["done"], step, gamma, gae_lambda, scored, cut_ends=True)
+                adv = np.where(scored, adv, adv_round)
+        elif round_target:
+            returns = np.where(scored, returns, round_returns)
     elif algo == "ppo":
         adv, _ = seat_gae(arr["val"], arr["seat"], arr["done"], arr["rew"], gamma, gae_lambda)
+        ret = adv + arr["val"]
     if algo != "ppo":
         adv = returns - arr["val"]
+        ret = returns
     keep = arr["mine"] & complete
-    ret = (adv + arr["val"]) if algo == "ppo" else returns
     return Batch(
         obs=arr["obs"][keep], masks=arr["mask"][keep], actions=arr["act"][keep], logprobs=arr["logp"][keep],
         values=arr["val"][keep], returns=ret[keep].astype(np.float32), advantages=adv[keep].astype(np.float32),
         outcomes=outcomes[keep],
         games=games, steps=int(arr["active"].sum()),
+        round_returns=None if round_returns is None else round_returns[keep].astype(np.float32),
+        round_values=arr["rval"][keep] if net.round_value is not None else None,
     )
 
 
-def _record(rec: dict[str, list], obs, mask, actions, logp, val, seat, active, mine, phi) -> None:
+def _record(rec: dict[str, list], obs, mask, actions, logp, val, rval, seat, active, mine, phi) -> None:
     """Append one step of every slot to the rollout's record (``mine``: the network's own decisions, the ones learned from)."""
     rec["phi"].append(np.zeros(len(seat), np.float32) if phi is None else phi)
     rec["obs"].append(obs.astype(np.float16))
@@ -298,6 +330,7 @@ def _record(rec: dict[str, list], obs, mask, actions, logp, val, seat, active, m
     rec["act"].append(actions)
     rec["logp"].append(logp)
     rec["val"].append(val)
+    rec["rval"].append(rval)
     rec["seat"].append(seat.copy())
     rec["active"].append(active.copy())
     rec["mine"].append(mine.copy())

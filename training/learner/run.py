@@ -169,7 +169,8 @@ class Trainer:
         eps = epsilon_at(cfg, self.samples) if cfg.algo == "dmc" else 0.0
         self.net.eval()
         batch = collect(self.engine, self.net, cfg.game, cfg.algo, self.rng, epsilon=eps, gamma=cfg.ppo.gamma, gae_lambda=cfg.ppo.gae_lambda,
-                        credit=cfg.credit, tables=self.tables(), round_cut=cfg.ppo.round_cut)
+                        credit=cfg.credit, tables=self.tables(), round_cut=cfg.ppo.round_cut,
+                        round_baseline=cfg.ppo.round_baseline, round_target=cfg.dmc.round_target)
         self.net.train()
         update = ppo_update if cfg.algo == "ppo" else dmc_update
         stats = update(self.net, self.opt, batch, cfg, self.rng)
