@@ -365,3 +365,70 @@ def test_dmc_round_target_regresses_q_on_the_rounds_bank_but_at_score_decisions(
     with pytest.raises(ValueError, match="round_target regresses Q on the Grinch's score-pad rounds"):
         collect(get_game("grinch").vector(num_envs=1, num_players=2, seed=0, reward_mode="margin"), TokenNet(d_model=16, heads=2, ff=16),
                 "grinch", "ppo", np.random.default_rng(0), credit="pad", round_target=True)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+@pytest.mark.parametrize("n", [2, 4, 6])
+def test_reveal_hands_fills_every_other_seats_known_block_with_its_hand(n, backend):
+    """A scalar game a few decisions in, loaded into the batched engine: the revealed observation is the seat's own
+    observation except that relative seat j's "known in hand" block holds exactly the hand of seat (current + j) % n."""
+    from grinch_env.grinch import encoding as enc
+
+    game = Game(n, rng=n)
+    rng = np.random.default_rng(n)
+    for _ in range(3 * n):
+        game.step(int(rng.choice(game.legal_actions())))
+    from grinch_env.grinch.vector import VectorGrinch
+
+    engine = VectorGrinch(1, n, seed=0, backend=backend)
+    obs, _, seat = engine.load_games([game])
+    assert seat[0] == game.current
+    shown = engine.reveal_hands(obs, np.array([0]))
+    blocks = np.zeros(enc.OBS_SIZE, bool)
+    for j in range(1, n):
+        lo = enc.SEAT_BLOCK + j * enc.SEAT_STRIDE + enc.KNOWN_IN_HAND
+        blocks[lo:lo + 48] = True
+        assert sorted(np.flatnonzero(shown[0, lo:lo + 48])) == sorted(game.hands[(game.current + j) % n])
+    np.testing.assert_array_equal(shown[0, ~blocks], obs[0, ~blocks])  # nothing else changes, the own hand included
+    assert sorted(np.flatnonzero(shown[0, :48])) == sorted(game.hands[game.current])
+    assert not np.array_equal(shown, obs)  # the other hands were hidden
+
+
+def test_oracle_critic_values_read_the_revealed_hands_and_the_policy_does_not():
+    from training.learner.algos import ppo_update
+
+    torch.manual_seed(0)
+    net = TokenNet(d_model=16, heads=2, ff=16, value_global=True)
+
+    def run(oracle: bool):
+        torch.manual_seed(1)
+        engine = get_game("grinch").vector(num_envs=2, num_players=3, seed=0, reward_mode="margin")
+        return collect(engine, net, "grinch", "ppo", np.random.default_rng(0), credit="pad", oracle_critic=oracle)
+
+    b, plain = run(True), run(False)
+    np.testing.assert_array_equal(b.actions, plain.actions)  # the policy reads the same observations
+    np.testing.assert_allclose(b.logprobs, plain.logprobs, atol=1e-6)
+    assert plain.critic_obs is None and b.critic_obs.shape == b.obs.shape
+    with torch.no_grad():
+        v = net(*_encode_obs(b.critic_obs))[2].numpy()
+        v_obs = net(*_encode_obs(b.obs))[2].numpy()
+    np.testing.assert_allclose(b.values, v, atol=1e-5)
+    assert not np.allclose(b.values, v_obs, atol=1e-4)
+    np.testing.assert_allclose(plain.values, v_obs, atol=1e-5)
+    assert (b.critic_obs.astype(np.float32) >= b.obs.astype(np.float32)).all()  # only cards added (the hidden ones)
+    # the update's value loss is read on the revealed observations (lr 0: one pass over one minibatch, nothing moves)
+    cfg = load_config(None, ["game=grinch", "num_players=3", "credit=pad", "minibatch_size=4096", "ppo.update_epochs=1",
+                             "ppo.oracle_critic=true", "net.d_model=16", "net.heads=2", "net.ff=16"])
+    stats = ppo_update(net, torch.optim.SGD(net.parameters(), lr=0.0), b, cfg, np.random.default_rng(0))
+    assert stats["value_loss"] == pytest.approx(0.5 * float(((v - b.returns) ** 2).mean()), rel=1e-4)
+    with pytest.raises(ValueError, match="ppo.oracle_critic reveals the Grinch's hidden hands"):
+        load_config(None, ["game=gnoming", "ppo.oracle_critic=true"])
+    with pytest.raises(ValueError, match="oracle_critic reads the hidden hands"):
+        collect(get_game("gnoming").vector(num_envs=1, num_players=3, seed=0, reward_mode="margin"), net, "gnoming", "ppo",
+                np.random.default_rng(0), oracle_critic=True)
+
+
+def _encode_obs(obs):
+    from training.learner.rollout import encode
+
+    return encode("grinch", obs.astype(np.float32))

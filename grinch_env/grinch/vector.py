@@ -373,6 +373,26 @@ class VectorGrinch:
             a[dst] = a[src]
         return self._observe()
 
+    def reveal_hands(self, obs: np.ndarray, slots: np.ndarray) -> np.ndarray:
+        """Return copies of observations ``obs[k]`` of the seats to act in games ``slots[k]`` with every other seat's
+        "known in hand" block holding that seat's whole hand.
+
+        For a critic that learns in training only (an asymmetric critic): the
+        hidden hands are information no agent may act on, so this is never an
+        agent's input.  The draw pile's order stays hidden.
+        """
+        slots = np.asarray(slots, dtype=np.int64)
+        out = np.array(obs, dtype=np.float32, copy=True)
+        n = self.num_players[slots]
+        cards = np.arange(NUM_CARDS, dtype=np.uint64)
+        for j in range(1, rules.MAX_PLAYERS):
+            at = np.flatnonzero(j < n)
+            seat = (self._cur[slots[at]] + j) % n[at]
+            hand = (self._hand[slots[at], seat][:, None] >> cards) & np.uint64(1)
+            lo = enc.SEAT_BLOCK + j * enc.SEAT_STRIDE + enc.KNOWN_IN_HAND
+            out[at, lo:lo + NUM_CARDS] = hand
+        return out
+
     def totals(self) -> np.ndarray:
         """Return int64[envs,6]: each game's totals so far (a finished game's are in ``last_totals``)."""
         return self._totals.copy()

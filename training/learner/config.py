@@ -57,6 +57,9 @@ class PPOSection(_Section):
                                    "estimated advantage reaches the policy, also one it seldom samples; needs q_coef > 0")
     round_coef: float = Field(0.0, ge=0, description="pad credit (Grinch): weight of the round value head's regression on the margin "
                               "the seat's current round will still bank (its pad rewards up to its score decision); needs net.round_value")
+    oracle_critic: bool = Field(False, description="Grinch: the value head reads the deciding seat's observation with every other "
+                                "hand revealed (an asymmetric critic, in training only: the policy and every agent read only the "
+                                "observation); the draw pile's order stays hidden")
     round_baseline: bool = Field(False, description="pad credit (Grinch): a decision before the seat's score decision gets its "
                                  "advantage from GAE over the round value, ending at that score decision (later rounds' chance "
                                  "never reaches it); score decisions keep the whole game's; needs round_coef > 0")
@@ -144,6 +147,9 @@ class LearnerConfig(_Section):
         if self.dmc.round_target and (self.algo != "dmc" or self.credit != "pad"):
             raise ValueError(f"dmc.round_target regresses Q on the Grinch's score-pad rounds: it needs algo=dmc and credit=pad, "
                              f"got algo={self.algo} and credit={self.credit}")
+        if self.ppo.oracle_critic and (self.algo != "ppo" or self.game != "grinch"):
+            raise ValueError(f"ppo.oracle_critic reveals the Grinch's hidden hands to PPO's value head: it needs game=grinch and algo=ppo, "
+                             f"got game={self.game} and algo={self.algo}")
         if self.ppo.round_baseline and self.ppo.round_coef == 0:
             raise ValueError("ppo.round_baseline reads the round value head, which only ppo.round_coef > 0 trains: set ppo.round_coef too")
         self._check_opponents(spec, sizes)

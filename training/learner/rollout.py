@@ -47,6 +47,7 @@ class Batch:
     steps: int
     round_returns: np.ndarray | None = None  # float32 [N], pad credit: the margin the seat's round will still bank (round value target)
     round_values: np.ndarray | None = None  # float32 [N]: the round value head's estimate when the net has one
+    critic_obs: np.ndarray | None = None  # float16 [N, obs_size], oracle critic: the observations with the other hands revealed
 
 
 def final_returns(seats: np.ndarray, dones: np.ndarray, rewards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -192,7 +193,7 @@ class Tables:
 
 def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generator, epsilon: float = 0.0,
             gamma: float = 1.0, gae_lambda: float = 0.95, credit: str = "game", tables: Tables | None = None,
-            round_cut: bool = False, round_baseline: bool = False, round_target: bool = False) -> Batch:
+            round_cut: bool = False, round_baseline: bool = False, round_target: bool = False, oracle_critic: bool = False) -> Batch:
     """Return one rollout: every slot of ``engine`` plays one game from a fresh seed, all seats by ``net``.
 
     PPO samples the masked policy; DMC plays the masked argmax of Q, a uniform
@@ -211,6 +212,9 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
     decisions its advantage from GAE over the round value, ending at the
     seat's score decision; ``round_target`` (DMC, pad credit) makes that
     round return the Q target of every decision but the score decisions.
+    ``oracle_critic`` (PPO, Grinch): the values come from the observations
+    with the other hands revealed (``engine.reveal_hands``), kept as
+    ``critic_obs`` for the update; the policy still reads the observation.
     """
     from training.ppo import seat_gae
 
@@ -237,9 +241,13 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
                          f"and a net with round_value, got {algo!r}, {credit!r}, round_value={net.round_value is not None}")
     if round_target and (credit != "pad" or algo != "dmc"):
         raise ValueError(f"round_target regresses Q on the Grinch's score-pad rounds: it needs algo='dmc' and credit='pad', got {algo!r} and {credit!r}")
+    if oracle_critic and (algo != "ppo" or not hasattr(engine, "reveal_hands")):
+        raise ValueError(f"oracle_critic reads the hidden hands (engine.reveal_hands, the Grinch's batched engine) into PPO's value: "
+                         f"it needs algo='ppo' and that engine, got {algo!r} and {type(engine).__name__}")
     if round_cut and (credit != "pad" or algo != "ppo"):
         raise ValueError(f"round_cut stops PPO's GAE trace at the Grinch's score decisions: it needs algo='ppo' and credit='pad', got {algo!r} and {credit!r}")
-    rec: dict[str, list] = {k: [] for k in ("obs", "mask", "act", "logp", "val", "rval", "seat", "done", "rew", "active", "phi", "mine")}
+    rec: dict[str, list] = {k: [] for k in ("obs", "mask", "act", "logp", "val", "rval", "seat", "done", "rew", "active", "phi", "mine",
+                                            "cobs")}
     if credit == "pad":
         from grinch_env.grinch.tokens import banked_margin
     while active.any():
@@ -253,6 +261,7 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
         logp = np.zeros(num_envs, np.float32)
         val = np.zeros(num_envs, np.float32)
         rval = np.zeros(num_envs, np.float32)
+        cobs = np.zeros(obs.shape, np.float16) if oracle_critic else None
         if len(idx):
             st, at = encode(game, obs[idx])
             m = torch.from_numpy(mask[idx].astype(bool))
@@ -260,6 +269,10 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
                 logits, q, v, rv = net.heads(st, at)
             if rv is not None:
                 rval[idx] = rv.numpy()
+            if oracle_critic:
+                cobs[idx] = engine.reveal_hands(obs[idx], idx)
+                with torch.no_grad():
+                    v = net(*encode(game, cobs[idx]))[2]
             if algo == "ppo":
                 dist = MaskedCategorical(logits, m)
                 a = dist.sample()
@@ -277,11 +290,13 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
                 val[idx] = q.numpy()[np.arange(len(idx)), a]
                 actions[idx] = a
         _record(rec, obs, mask, actions, logp, val, rval, seat, active, mine, banked_margin(obs) if credit == "pad" else None)
+        if oracle_critic:
+            rec["cobs"].append(cobs)
         obs, mask, seat, rewards, dones = engine.step(actions)
         rec["done"].append(dones & active)
         rec["rew"].append(rewards.astype(np.float32))
         active &= ~dones
-    arr = {k: np.stack(v) for k, v in rec.items()}
+    arr = {k: np.stack(v) for k, v in rec.items() if v}
     games = int(arr["done"].sum())
     if credit == "round":
         if game != "gnoming" or engine.reward_mode != "margin":
@@ -319,6 +334,7 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
         games=games, steps=int(arr["active"].sum()),
         round_returns=None if round_returns is None else round_returns[keep].astype(np.float32),
         round_values=arr["rval"][keep] if net.round_value is not None else None,
+        critic_obs=arr["cobs"][keep] if oracle_critic else None,
     )
 
 
