@@ -398,7 +398,7 @@ def test_oracle_critic_values_read_the_revealed_hands_and_the_policy_does_not():
     from training.learner.algos import ppo_update
 
     torch.manual_seed(0)
-    net = TokenNet(d_model=16, heads=2, ff=16, value_global=True)
+    net = TokenNet(d_model=16, heads=2, ff=16, value_global=True, round_value=True)
 
     def run(oracle: bool):
         torch.manual_seed(1)
@@ -410,17 +410,20 @@ def test_oracle_critic_values_read_the_revealed_hands_and_the_policy_does_not():
     np.testing.assert_allclose(b.logprobs, plain.logprobs, atol=1e-6)
     assert plain.critic_obs is None and b.critic_obs.shape == b.obs.shape
     with torch.no_grad():
-        v = net(*_encode_obs(b.critic_obs))[2].numpy()
+        _, _, v, rv = (x.numpy() for x in net.heads(*_encode_obs(b.critic_obs)))
         v_obs = net(*_encode_obs(b.obs))[2].numpy()
     np.testing.assert_allclose(b.values, v, atol=1e-5)
+    np.testing.assert_allclose(b.round_values, rv, atol=1e-5)  # both value heads read the revealed hands
     assert not np.allclose(b.values, v_obs, atol=1e-4)
     np.testing.assert_allclose(plain.values, v_obs, atol=1e-5)
     assert (b.critic_obs.astype(np.float32) >= b.obs.astype(np.float32)).all()  # only cards added (the hidden ones)
     # the update's value loss is read on the revealed observations (lr 0: one pass over one minibatch, nothing moves)
     cfg = load_config(None, ["game=grinch", "num_players=3", "credit=pad", "minibatch_size=4096", "ppo.update_epochs=1",
-                             "ppo.oracle_critic=true", "net.d_model=16", "net.heads=2", "net.ff=16"])
+                             "ppo.oracle_critic=true", "net.d_model=16", "net.heads=2", "net.ff=16", "net.round_value=true",
+                             "ppo.round_coef=0.5"])
     stats = ppo_update(net, torch.optim.SGD(net.parameters(), lr=0.0), b, cfg, np.random.default_rng(0))
     assert stats["value_loss"] == pytest.approx(0.5 * float(((v - b.returns) ** 2).mean()), rel=1e-4)
+    assert stats["round_value_loss"] == pytest.approx(0.5 * float(((rv - b.round_returns) ** 2).mean()), rel=1e-4)
     with pytest.raises(ValueError, match="ppo.oracle_critic reveals the Grinch's hidden hands"):
         load_config(None, ["game=gnoming", "ppo.oracle_critic=true"])
     with pytest.raises(ValueError, match="oracle_critic reads the hidden hands"):

@@ -40,8 +40,8 @@ def ppo_update(net: TokenNet, opt: torch.optim.Optimizer, batch: Batch, cfg: Lea
             st, at = encode(cfg.game, batch.obs[mb])
             mask = torch.from_numpy(batch.masks[mb].astype(bool))
             logits, q, value, round_value = net.heads(st, at)
-            if batch.critic_obs is not None:  # the asymmetric critic: the value reads the revealed hands
-                value = net(*encode(cfg.game, batch.critic_obs[mb]))[2]
+            if batch.critic_obs is not None:  # the asymmetric critic: both value heads read the revealed hands
+                _, _, value, round_value = net.heads(*encode(cfg.game, batch.critic_obs[mb]))
             dist = MaskedCategorical(logits, mask)
             actions = torch.from_numpy(batch.actions[mb])
             logratio = dist.log_prob(actions) - torch.from_numpy(batch.logprobs[mb])

@@ -57,7 +57,7 @@ class PPOSection(_Section):
                                    "estimated advantage reaches the policy, also one it seldom samples; needs q_coef > 0")
     round_coef: float = Field(0.0, ge=0, description="pad credit (Grinch): weight of the round value head's regression on the margin "
                               "the seat's current round will still bank (its pad rewards up to its score decision); needs net.round_value")
-    oracle_critic: bool = Field(False, description="Grinch: the value head reads the deciding seat's observation with every other "
+    oracle_critic: bool = Field(False, description="Grinch: the value heads read the deciding seat's observation with every other "
                                 "hand revealed (an asymmetric critic, in training only: the policy and every agent read only the "
                                 "observation); the draw pile's order stays hidden")
     round_baseline: bool = Field(False, description="pad credit (Grinch): a decision before the seat's score decision gets its "

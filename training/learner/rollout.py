@@ -212,7 +212,7 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
     decisions its advantage from GAE over the round value, ending at the
     seat's score decision; ``round_target`` (DMC, pad credit) makes that
     round return the Q target of every decision but the score decisions.
-    ``oracle_critic`` (PPO, Grinch): the values come from the observations
+    ``oracle_critic`` (PPO, Grinch): the values (and round values) come from the observations
     with the other hands revealed (``engine.reveal_hands``), kept as
     ``critic_obs`` for the update; the policy still reads the observation.
     """
@@ -267,12 +267,12 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
             m = torch.from_numpy(mask[idx].astype(bool))
             with torch.no_grad():
                 logits, q, v, rv = net.heads(st, at)
-            if rv is not None:
-                rval[idx] = rv.numpy()
-            if oracle_critic:
+            if oracle_critic:  # both value heads read the revealed hands
                 cobs[idx] = engine.reveal_hands(obs[idx], idx)
                 with torch.no_grad():
-                    v = net(*encode(game, cobs[idx]))[2]
+                    _, _, v, rv = net.heads(*encode(game, cobs[idx]))
+            if rv is not None:
+                rval[idx] = rv.numpy()
             if algo == "ppo":
                 dist = MaskedCategorical(logits, m)
                 a = dist.sample()
