@@ -392,6 +392,20 @@ def test_reveal_hands_fills_every_other_seats_known_block_with_its_hand(n, backe
     np.testing.assert_array_equal(shown[0, ~blocks], obs[0, ~blocks])  # nothing else changes, the own hand included
     assert sorted(np.flatnonzero(shown[0, :48])) == sorted(game.hands[game.current])
     assert not np.array_equal(shown, obs)  # the other hands were hidden
+    # and after the engine's own steps (the loaded game plays on as the scalar one within its round)
+    start_round, checked = game.round, 0
+    for _ in range(4):
+        action = int(game.legal_actions()[-1])
+        game.step(action)
+        obs, _, seat = engine.step(np.array([action]))[:3]
+        if game.round != start_round or game.done:
+            break
+        shown = engine.reveal_hands(obs, np.array([0]))
+        for j in range(1, n):
+            lo = enc.SEAT_BLOCK + j * enc.SEAT_STRIDE + enc.KNOWN_IN_HAND
+            assert sorted(np.flatnonzero(shown[0, lo:lo + 48])) == sorted(game.hands[(game.current + j) % n])
+        checked += 1
+    assert checked >= 1
 
 
 def test_oracle_critic_values_read_the_revealed_hands_and_the_policy_does_not():
