@@ -258,3 +258,16 @@ def test_a_pad_credit_leaf_adds_the_banked_score_pad_margin():
         search = NetSearch(PriorNet(18, value=0.25), "grinch", "ppo", credit=credit, reward_mode="margin", samples=2, top_k=3, horizon=0)
         assert search.choose(obs, mask, np.random.default_rng(0)) == 18
         assert search.last["candidates"] == [18, 6, 10] and search.last["values"] == pytest.approx([leaf] * 3)
+
+
+def test_a_network_trained_with_the_oracle_critic_searches_only_to_the_games_end(tmp_path):
+    """Its value head was trained on the other hands revealed, which a player cannot see: every leaf but the game's end
+    would read it on an observation it never learned from, so the spec is refused with what is allowed."""
+    over = [f"checkpoint_dir={tmp_path}", "run_name=oracle", "num_envs=2", "ppo.oracle_critic=true"]
+    Trainer(load_config("configs/learner_grinch.yaml", over)).save()
+    run = str(tmp_path / "oracle")
+    for horizon in ("round", "0", "8"):
+        with pytest.raises(ValueError, match=re.escape(f"was trained with ppo.oracle_critic") + ".*needs horizon=end"):
+            make_agent(f"{run}:search=1,samples=2,horizon={horizon}", num_players=2, game="grinch")
+    assert make_agent(f"{run}:search=1,samples=2,horizon=end", num_players=2, game="grinch").name.endswith("horizon=end)")
+    assert make_agent(run, num_players=2, game="grinch").name == "oracle/latest"  # alone it reads only the policy

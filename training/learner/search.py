@@ -399,6 +399,9 @@ def learner_agent_from(ckpt: dict[str, Any], file: Path, seed: int | None = None
     key = (hashlib.sha1(b"".join(t.numpy().tobytes() for t in net.state_dict().values())).hexdigest(), opts)
     if not opts.search:
         return TimedLearnerAgent(net, cfg["game"], cfg["algo"], name, sizes, key)
+    if cfg.get("ppo", {}).get("oracle_critic") and opts.horizon != "end":
+        raise AgentOptionError(f"learner checkpoint {str(file)!r} was trained with ppo.oracle_critic: its value head reads the other hands, "
+                               f"which a player cannot see, so its search needs horizon=end (leaves at the game's end), got horizon={opts.horizon!r}")
     return NetSearchAgent(net, cfg["game"], cfg["algo"], cfg.get("credit", "game"), cfg.get("reward_mode", "margin"), opts, name, sizes, seed, key)
 
 
