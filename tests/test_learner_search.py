@@ -267,7 +267,7 @@ def test_a_network_trained_with_the_oracle_critic_searches_only_to_the_games_end
     Trainer(load_config("configs/learner_grinch.yaml", over)).save()
     run = str(tmp_path / "oracle")
     for horizon in ("round", "0", "8"):
-        with pytest.raises(ValueError, match=re.escape(f"was trained with ppo.oracle_critic") + ".*needs horizon=end"):
+        with pytest.raises(ValueError, match=re.escape("was trained with ppo.oracle_critic") + ".*needs horizon=end"):
             make_agent(f"{run}:search=1,samples=2,horizon={horizon}", num_players=2, game="grinch")
     assert make_agent(f"{run}:search=1,samples=2,horizon=end", num_players=2, game="grinch").name.endswith("horizon=end)")
     assert make_agent(run, num_players=2, game="grinch").name == "oracle/latest"  # alone it reads only the policy
