@@ -449,3 +449,183 @@ def _encode_obs(obs):
     from training.learner.rollout import encode
 
     return encode("grinch", obs.astype(np.float32))
+
+
+def test_seat_hands_give_every_seat_token_its_hands_row_values():
+    """``encode_batch(seat_hands=True)``: a hand-made hand in relative seat 1's "known in hand" block (what
+    ``reveal_hands`` writes) gets its row values checked by hand, a used row reads 0; the own hand's from the
+    observation's own hand; without the option those columns are 0 and nothing else differs."""
+    from grinch_env.grinch import encoding as enc
+    from grinch_env.grinch import tokens as rt
+    from grinch_env.grinch.cards import card_id
+    from grinch_env.grinch.scoring import bonus_points, row_scores
+
+    game = Game(3, rng=5)
+    obs = enc.encode(game, game.current)[None].copy()
+    lo = enc.SEAT_BLOCK + 1 * enc.SEAT_STRIDE + enc.KNOWN_IN_HAND
+    obs[0, lo:lo + 48] = 0
+    # Wreaths 1-4, Noise 4, Ornaments 4 (first copies, no bonus): Wreaths 1+2+3+4 = 10, Noise 4, Ornaments 4, Presents 0,
+    # Rainbow 4+4+4 = 12, Match (three 4s) 10, Run 1-4 15; no bonus card
+    for card in (card_id(0, 1, 0), card_id(0, 2, 0), card_id(0, 3, 0), card_id(0, 4, 0), card_id(1, 4, 0), card_id(2, 4, 0)):
+        obs[0, lo + card] = 1
+    d, col = rt.NUM_IDS + rt.S_HAND, rt.S0 + 1
+    st = rt.encode_batch(obs, seat_hands=True)[0]
+    np.testing.assert_allclose(st[0, col, d:d + 7] * 30, [10, 4, 4, 0, 12, 10, 15], atol=1e-5)
+    assert st[0, col, d + 7] == 0 and st[0, col, d + 8] * 75 == pytest.approx(15)  # the best open row writes 15 (scale 30 + 45)
+    obs[0, enc.ROW_USED + 7 * 1 + 6] = 1  # seat 1 has used its Run row
+    st = rt.encode_batch(obs, seat_hands=True)[0]
+    np.testing.assert_allclose(st[0, col, d:d + 7] * 30, [10, 4, 4, 0, 12, 10, 0], atol=1e-5)
+    assert st[0, col, d + 8] * 75 == pytest.approx(12)  # Rainbow is now its best
+    own = game.hands[game.current]
+    np.testing.assert_allclose(st[0, rt.S0, d:d + 7] * 30, row_scores(own), atol=1e-5)
+    assert st[0, rt.S0, d + 7] * 45 == pytest.approx(bonus_points(own))
+    assert not st[0, rt.S0 + 2, d:d + 9].any()  # seat 2: nothing known in its hand
+    assert not st[0, rt.S0 + 3:rt.C0, d:d + 9].any()  # absent seats
+    plain, plain_actions = rt.encode_batch(obs)
+    assert not plain[0, rt.S0:rt.C0, d:d + 9].any()
+    st, actions = rt.encode_batch(obs, seat_hands=True)
+    st[:, rt.S0:rt.C0, d:d + 9] = 0
+    np.testing.assert_array_equal(st, plain)
+    np.testing.assert_array_equal(actions, plain_actions)
+
+
+def test_oracle_rows_critic_reads_the_revealed_hands_row_values():
+    """``oracle_rows``: collect's values and the update's value loss come from the revealed observations encoded with
+    ``seat_hands``; the option needs the oracle critic and the Grinch."""
+    from training.learner.algos import ppo_update
+    from training.learner.rollout import encode
+
+    torch.manual_seed(0)
+    net = TokenNet(d_model=16, heads=2, ff=16, value_global=True, round_value=True)
+    torch.manual_seed(1)
+    engine = get_game("grinch").vector(num_envs=2, num_players=2, seed=0, reward_mode="margin")
+    b = collect(engine, net, "grinch", "ppo", np.random.default_rng(0), credit="pad", oracle_critic=True, oracle_rows=True)
+    with torch.no_grad():
+        _, _, v, rv = (x.numpy() for x in net.heads(*encode("grinch", b.critic_obs.astype(np.float32), seat_hands=True)))
+        v_plain = net(*encode("grinch", b.critic_obs.astype(np.float32)))[2].numpy()
+    np.testing.assert_allclose(b.values, v, atol=1e-5)
+    np.testing.assert_allclose(b.round_values, rv, atol=1e-5)
+    assert not np.allclose(b.values, v_plain, atol=1e-4)  # the row values reached the value head
+    cfg = load_config(None, ["game=grinch", "num_players=2", "credit=pad", "minibatch_size=4096", "ppo.update_epochs=1",
+                             "ppo.oracle_critic=true", "ppo.oracle_rows=true", "net.d_model=16", "net.heads=2", "net.ff=16",
+                             "net.round_value=true", "ppo.round_coef=0.5"])
+    stats = ppo_update(net, torch.optim.SGD(net.parameters(), lr=0.0), b, cfg, np.random.default_rng(0))
+    assert stats["value_loss"] == pytest.approx(0.5 * float(((v - b.returns) ** 2).mean()), rel=1e-4)
+    assert stats["round_value_loss"] == pytest.approx(0.5 * float(((rv - b.round_returns) ** 2).mean()), rel=1e-4)
+    with pytest.raises(ValueError, match="set ppo.oracle_critic=true too"):
+        load_config(None, ["game=grinch", "num_players=2", "credit=pad", "ppo.oracle_rows=true"])
+    with pytest.raises(ValueError, match="oracle_rows gives the asymmetric critic"):
+        collect(engine, net, "grinch", "ppo", np.random.default_rng(0), credit="pad", oracle_rows=True)
+    with pytest.raises(ValueError, match="seat_hands gives the seat tokens the Grinch's hand values: it needs game='grinch'"):
+        encode("gnoming", np.zeros((1, 10), np.float32), seat_hands=True)
+
+
+def _draw_position(seed: int):
+    """A 2-player game played at random until a decision where the pile and a discard-pile top are both legal."""
+    from grinch_env.grinch.game import DRAW_DISCARD_BASE, DRAW_PILE_ACTION, SCORE_BASE
+
+    game = Game(2, rng=seed)
+    rng = np.random.default_rng(seed)
+    while True:
+        legal = game.legal_actions()
+        if DRAW_PILE_ACTION in legal and any(DRAW_DISCARD_BASE <= a < SCORE_BASE for a in legal) and game.round == 1:
+            return game
+        game.step(int(rng.choice(legal)))
+
+
+def test_draw_vines_replay_both_draws_to_the_rounds_end_as_the_scalar_game_does():
+    """One branch pair from a real position, against the scalar game copied twice: each copy plays its draw, then
+    the network's most likely action at every seat until the round ends; the pair's result is the deciding seat's
+    banked margin after the other draw less after the taken one, in points / 100."""
+    import copy
+
+    from grinch_env.grinch import encoding as enc
+    from grinch_env.grinch.game import DRAW_PILE_ACTION
+    from grinch_env.grinch.vector import VectorGrinch
+    from training.learner.rollout import encode
+    from training.learner.vine import DrawVines
+
+    torch.manual_seed(3)
+    net = TokenNet(d_model=16, heads=2, ff=16)
+    checked = 0
+    for seed in range(6):
+        game = _draw_position(seed)
+        engine = VectorGrinch(1, 2, seed=0, reward_mode="margin")
+        obs, mask, seat = engine.load_games([game])
+        vines = DrawVines(engine, pairs=1, seed=0)
+        assert vines.eligible(mask).tolist() == [True]
+        vines.start(7, engine, np.array([0]), mask, np.array([DRAW_PILE_ACTION]), seat, np.random.default_rng(seed))
+        (step, slot, other, qdiff), = vines.finish(net, lambda o: encode("grinch", o))
+        assert (step, slot) == (7, 0) and other != DRAW_PILE_ACTION and other in game.legal_actions()
+        me, margins = game.current, []
+        for first in (DRAW_PILE_ACTION, other):
+            g = copy.deepcopy(game)
+            g.step(first)
+            while g.round == game.round and not g.done:
+                with torch.no_grad():
+                    logits = net(*encode("grinch", enc.encode(g, g.current)[None]))[0][0].numpy()
+                legal = g.legal_actions()
+                g.step(int(legal[int(np.argmax(logits[legal]))]))
+            margins.append((g.totals[me] - g.totals[1 - me]) / 100)
+        assert qdiff == pytest.approx(margins[1] - margins[0], abs=1e-9)
+        checked += qdiff != 0
+    assert checked >= 2  # the two draws led to different rounds
+
+
+def test_vine_loss_by_hand():
+    from training.learner.algos import vine_loss
+
+    logits = torch.tensor([[0.0, 1.0, 5.0], [0.0, 1.0, 5.0]])
+    taken, other = torch.tensor([0, 0]), torch.tensor([1, 1])
+    # d = +0.02: 0.02 softplus(-(1 - 0)) = 0.02 x 0.31326; d = -0.02: 0.02 softplus(1) = 0.02 x 1.31326
+    assert vine_loss(logits[:1], taken[:1], other[:1], torch.tensor([0.02])).item() == pytest.approx(0.02 * 0.313262, rel=1e-5)
+    assert vine_loss(logits[1:], taken[1:], other[1:], torch.tensor([-0.02])).item() == pytest.approx(0.02 * 1.313262, rel=1e-5)
+    assert vine_loss(logits, taken, other, torch.tensor([0.02, -0.02]), 2.0).item() == pytest.approx(0.02 * (0.313262 + 1.313262) / 4, rel=1e-5)
+    g = torch.tensor([[0.0, 1.0]], requires_grad=True)
+    vine_loss(g, torch.tensor([0]), torch.tensor([1]), torch.tensor([0.1])).backward()
+    assert g.grad[0, 1].item() == pytest.approx(-0.1 * 0.268941, rel=1e-5)  # -d sigmoid(-1): the better draw's logit goes up
+
+
+def test_collect_with_vines_records_eligible_draw_pairs_and_the_update_reads_them():
+    from grinch_env.grinch.game import DRAW_DISCARD_BASE, DRAW_PILE_ACTION, SCORE_BASE
+    from training.learner.algos import ppo_update, vine_loss
+
+    torch.manual_seed(0)
+    net = TokenNet(d_model=16, heads=2, ff=16, value_global=True)
+    engine = get_game("grinch").vector(num_envs=3, num_players=2, seed=0, reward_mode="margin")
+    b = collect(engine, net, "grinch", "ppo", np.random.default_rng(0), credit="pad", vine_pairs=2)
+    assert len(b.vine_index) >= 10 and len(set(b.vine_index.tolist())) == len(b.vine_index)
+    m = b.masks[b.vine_index]
+    assert (m[:, DRAW_PILE_ACTION] == 1).all() and (m[:, DRAW_DISCARD_BASE:SCORE_BASE] == 1).any(1).all()
+    assert (b.vine_action != b.actions[b.vine_index]).all() and (m[np.arange(len(m)), b.vine_action] == 1).all()
+    assert ((b.vine_action == DRAW_PILE_ACTION) | ((b.vine_action >= DRAW_DISCARD_BASE) & (b.vine_action < SCORE_BASE))).all()  # draws only
+    assert np.abs(b.vine_qdiff).max() < 1 and (b.vine_qdiff != 0).any()
+    cfg = load_config(None, ["game=grinch", "num_players=2", "credit=pad", "minibatch_size=4096", "ppo.update_epochs=1",
+                             "ppo.vine_pairs=2", "ppo.norm_adv=false", "net.d_model=16", "net.heads=2", "net.ff=16", "net.value_global=true"])
+    stats = ppo_update(net, torch.optim.SGD(net.parameters(), lr=0.0), b, cfg, np.random.default_rng(0))
+    from training.learner.rollout import encode
+
+    with torch.no_grad():
+        logits = net(*encode("grinch", b.obs[b.vine_index].astype(np.float32)))[0]
+    want = vine_loss(logits, torch.from_numpy(b.actions[b.vine_index]), torch.from_numpy(b.vine_action), torch.from_numpy(b.vine_qdiff))
+    assert stats["vine_loss"] == pytest.approx(want.item(), rel=1e-4)
+    assert stats["vine_pairs"] == len(b.vine_index)
+    gains = [(d if a == DRAW_PILE_ACTION else -d) * 100 for a, o, d in zip(b.actions[b.vine_index], b.vine_action, b.vine_qdiff)
+             if DRAW_PILE_ACTION in (a, o)]  # a top less the pile, in points
+    assert gains and stats["vine_top_gain"] == pytest.approx(float(np.mean(gains)), rel=1e-5)
+    with pytest.raises(ValueError, match="ppo.vine_pairs branches the Grinch's draws in self-play"):
+        load_config(None, ["game=grinch", "num_players=2", "credit=pad", "ppo.vine_pairs=2", "opponents={greedy: 0.5}"])
+    with pytest.raises(ValueError, match="vine_pairs branches the Grinch's draws in self-play"):
+        collect(engine, net, "grinch", "dmc", np.random.default_rng(0), credit="pad", vine_pairs=2)
+
+
+def test_critic_probe_fits_the_three_inputs_on_the_same_games():
+    from training.learner.probe import grinch_critic
+
+    curves = grinch_critic("checkpoints/learner_grinch_long", games=2, held_out=1, lr=1e-3, minibatch=16, steps=16)
+    assert list(curves) == ["obs", "revealed", "rows"]
+    for points in curves.values():
+        assert [p[0] for p in points] == [2, 4, 6, 8, 10, 12, 14, 16] and all(-10 < p[1] <= 1 and -10 < p[2] <= 1 for p in points)
+    assert curves["rows"] != curves["revealed"] != curves["obs"]  # same games, same start, different inputs
+    with pytest.raises(ValueError, match="grinch-critic needs a Grinch PPO learner checkpoint, got game 'gnoming'"):
+        grinch_critic("checkpoints/learner_gnoming_league_373min", games=1, held_out=1, lr=1e-3, minibatch=4, steps=1)

@@ -92,3 +92,51 @@ def test_load_games_rejects_what_it_cannot_play():
         venv.load_games([g])
     with pytest.raises(ValueError, match="another bonus layout"):
         venv.load_games([Game(2, rng=0, bonus_layout="none")])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_copy_slots_from_another_engine_then_both_meet_the_same_chance(backend):
+    """A game copied from one engine's slot into another engine's two slots: the copies' observations equal the
+    original's, and stepping all three with the same legal actions to the round's end keeps them equal (the draw
+    pile's order was copied too) and banks the same totals; the next round is dealt by each engine's own deck stream."""
+    rng = np.random.default_rng(1)
+    games = [_advance(Game(3, rng=s), rng, 11 + s) for s in range(2)]
+    a = VectorGrinch(2, 3, seed=0, backend=backend)
+    obs_a, mask_a, seat_a = a.load_games(games)
+    b = VectorGrinch(3, 3, seed=5, backend=backend)
+    b.reset()
+    obs_b, mask_b, seat_b = b.copy_slots(np.array([1, 1]), np.array([0, 2]), source=a)
+    for k in (0, 2):
+        np.testing.assert_array_equal(obs_b[k], obs_a[1])
+        np.testing.assert_array_equal(mask_b[k], mask_a[1])
+    assert seat_b[0] == seat_a[1] == games[1].current
+    start, steps = games[1].round, 0
+    while a.rounds()[1] == start:
+        act = int(np.flatnonzero(mask_a[1])[steps % int(mask_a[1].sum())])
+        obs_a, mask_a = a.step(np.array([int(mask_a[0].argmax()), act]))[:2]
+        obs_b, mask_b = b.step(np.array([act, int(mask_b[1].argmax()), act]))[:2]
+        steps += 1
+        assert (b.rounds()[[0, 2]] == a.rounds()[1]).all()
+        assert (b.totals()[0] == a.totals()[1]).all() and (b.totals()[2] == a.totals()[1]).all()
+        if a.rounds()[1] == start:
+            np.testing.assert_array_equal(obs_b[0], obs_a[1])
+            np.testing.assert_array_equal(obs_b[2], obs_a[1])
+    assert steps >= 3 and a.totals()[1].sum() > sum(games[1].totals)
+    assert not np.array_equal(obs_b[0], obs_a[1])  # the new round's hands come from each engine's own stream
+
+
+def test_copy_slots_from_another_engine_rejects_a_mismatch():
+    a = VectorGrinch(2, 3, seed=0)
+    a.reset()
+    with pytest.raises(ValueError, match="same table size"):
+        VectorGrinch(1, 2, seed=0).copy_slots([0], [0], source=a)
+    fresh = VectorGrinch(1, 3, seed=0)
+    with pytest.raises(RuntimeError, match="on both engines"):
+        fresh.copy_slots([0], [0], source=a)
+    fresh.reset()
+    with pytest.raises(ValueError, match=r"src and dst must be slot indices \(in 0..1 and 0..0\)"):
+        fresh.copy_slots([1], [1], source=a)
+    other = VectorGrinch(1, 3, seed=0, bonus_layout="none")
+    other.reset()
+    with pytest.raises(ValueError, match="same bonus layout"):
+        other.copy_slots([0], [0], source=a)

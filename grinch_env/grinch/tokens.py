@@ -86,6 +86,7 @@ N_TOKENS = C0 + NUM_CARDS  # 55
 # Where a card is, as the observer knows it (card tokens' POS column).
 LOC_UNSEEN, LOC_HAND, LOC_PILE, LOC_TOP, LOC_SECOND, LOC_KNOWN = range(6)
 G_MARGIN = 29  # the global token's dense column of the banked margin (after the observation's 29 global features)
+S_HAND = 18  # seat tokens' first dense column of the hand values (encode_batch's seat_hands; 9 columns)
 
 A_DISCARD, A_DRAW_PILE, A_DRAW_DISCARD, A_SCORE = 1, 2, 3, 4
 
@@ -156,11 +157,21 @@ def hand_values(hands: np.ndarray, bonus_layout: str | Mapping | tuple = "standa
     return rows.reshape(*shape, NUM_ROWS), bonus.reshape(shape)
 
 
-def encode_batch(obs: np.ndarray, masks: np.ndarray | None = None, bonus_layout: str | Mapping | tuple = "standard") -> tuple[np.ndarray, np.ndarray]:
+def encode_batch(obs: np.ndarray, masks: np.ndarray | None = None, bonus_layout: str | Mapping | tuple = "standard",
+                 seat_hands: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Return ``(state float32[B, N_TOKENS, TOKEN_DIM], actions float32[B, NUM_ACTIONS, ACTION_DIM])`` of observations ``[B, 1337]``.
 
     Illegal actions get tokens too (the network masks them); ``masks`` is
     accepted for the same signature as Gnoming's and not needed.
+
+    ``seat_hands`` (an asymmetric critic's input, training only): every seat
+    token also gets the rules-level values of that seat's hand as the
+    observation gives it (the own hand; another seat's "known in hand" block,
+    which ``VectorGrinch.reveal_hands`` fills with the whole hand), in the
+    columns ``S_HAND`` on: the row values of the rows the seat can still write
+    (a used row reads 0, as in the action tokens), the bonus, and the points
+    its best open row would write.  Off (the default) those columns are 0: an
+    agent's tokens never carry them.
     """
     obs = np.asarray(obs, dtype=np.float32)
     if obs.ndim != 2 or obs.shape[1] != enc.OBS_SIZE:
@@ -193,6 +204,14 @@ def encode_batch(obs: np.ndarray, masks: np.ndarray | None = None, bonus_layout:
     s[..., d + 16] = totals / MARGIN_SCALE
     others_best = _others_best(np.where(present, totals, -np.inf))
     s[..., d + 17] = np.where(present, totals - others_best, 0) / MARGIN_SCALE
+    if seat_hands:
+        held = known.copy()
+        held[:, 0] = hand
+        rows, bonus = hand_values(held, lay.table)  # [B, 6, 7], [B, 6]
+        rows = rows * (obs[:, enc.ROW_USED:enc.ROW_POINTS].reshape(b, MAX_PLAYERS, NUM_ROWS) < 0.5)
+        s[..., d + S_HAND:d + S_HAND + NUM_ROWS] = rows / MAX_ROW_VALUE
+        s[..., d + S_HAND + NUM_ROWS] = bonus / lay.scales.bonus
+        s[..., d + S_HAND + NUM_ROWS + 1] = (rows.max(-1) + bonus) / lay.scales.points
     s *= present[..., None]
 
     c = st[:, C0:]

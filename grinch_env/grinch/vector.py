@@ -358,19 +358,27 @@ class VectorGrinch:
             self._ptr[i] = len(draw)
         return self._observe()
 
-    def copy_slots(self, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Return ``(obs, mask, seat)`` of every slot after copying the game in slot ``src[k]`` into slot ``dst[k]`` (one game played many ways)."""
+    def copy_slots(self, src: np.ndarray, dst: np.ndarray, source: VectorGrinch | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Return ``(obs, mask, seat)`` of every slot after copying the game in slot ``src[k]`` into slot ``dst[k]`` (one game played many ways).
+
+        ``source``: another engine (same bonus layout) whose slots ``src`` are copied; by default this one.
+        The whole state is copied, the draw pile's order included: both copies then meet the same chance.
+        """
+        source = self if source is None else source
         src = np.asarray(src, dtype=np.int64).reshape(-1)
         dst = np.asarray(dst, dtype=np.int64).reshape(-1)
-        if src.shape != dst.shape or (len(src) and (min(src.min(), dst.min()) < 0 or max(src.max(), dst.max()) >= self.num_envs)):
-            raise ValueError(f"src and dst must be slot indices in 0..{self.num_envs - 1} of equal length, got {len(src)} and {len(dst)}")
-        if (self.num_players[src] != self.num_players[dst]).any():
+        if src.shape != dst.shape or (len(src) and (min(src.min(), dst.min()) < 0 or src.max() >= source.num_envs or dst.max() >= self.num_envs)):
+            raise ValueError(f"src and dst must be slot indices (in 0..{source.num_envs - 1} and 0..{self.num_envs - 1}) of equal length, "
+                             f"got {len(src)} and {len(dst)}")
+        if not isinstance(source, VectorGrinch) or source.layout != self.layout:
+            raise ValueError("copy_slots copies games only from a VectorGrinch with the same bonus layout")
+        if (source.num_players[src] != self.num_players[dst]).any():
             raise ValueError("copy_slots copies games only between slots of the same table size")
-        if not self._started:
-            raise RuntimeError("call reset() or load_games() before copy_slots()")
-        for a in (self._round, self._turn, self._phase, self._grinch, self._pos, self._cur, self._draws, self._maps, self._stack,
-                  self._plen, self._deck, self._ptr, self._totals, self._pad):
-            a[dst] = a[src]
+        if not (self._started and source._started):
+            raise RuntimeError("call reset() or load_games() on both engines before copy_slots()")
+        names = ("_round", "_turn", "_phase", "_grinch", "_pos", "_cur", "_draws", "_maps", "_stack", "_plen", "_deck", "_ptr", "_totals", "_pad")
+        for name in names:
+            getattr(self, name)[dst] = getattr(source, name)[src]
         return self._observe()
 
     def reveal_hands(self, obs: np.ndarray, slots: np.ndarray) -> np.ndarray:

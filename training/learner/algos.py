@@ -35,13 +35,18 @@ def ppo_update(net: TokenNet, opt: torch.optim.Optimizer, batch: Batch, cfg: Lea
     if p.round_coef > 0:
         stats["round_value_loss"] = []
     n = len(batch.actions)
+    vine_at = None
+    if p.vine_pairs and batch.vine_index is not None:
+        stats["vine_loss"] = []
+        vine_at = np.full(n, -1, np.int64)
+        vine_at[batch.vine_index] = np.arange(len(batch.vine_index))
     for _ in range(p.update_epochs):
         for mb in _minibatches(n, cfg.minibatch_size, rng):
             st, at = encode(cfg.game, batch.obs[mb])
             mask = torch.from_numpy(batch.masks[mb].astype(bool))
             logits, q, value, round_value = net.heads(st, at)
             if batch.critic_obs is not None:  # the asymmetric critic: both value heads read the revealed hands
-                _, _, value, round_value = net.heads(*encode(cfg.game, batch.critic_obs[mb]))
+                _, _, value, round_value = net.heads(*encode(cfg.game, batch.critic_obs[mb], seat_hands=p.oracle_rows))
             dist = MaskedCategorical(logits, mask)
             actions = torch.from_numpy(batch.actions[mb])
             logratio = dist.log_prob(actions) - torch.from_numpy(batch.logprobs[mb])
@@ -64,6 +69,15 @@ def ppo_update(net: TokenNet, opt: torch.optim.Optimizer, batch: Batch, cfg: Lea
                 r_loss = 0.5 * ((round_value - torch.from_numpy(batch.round_returns[mb])) ** 2).mean()
                 loss = loss + p.round_coef * r_loss
                 stats["round_value_loss"].append(r_loss.item())
+            if vine_at is not None and p.vine_coef > 0:
+                rows = vine_at[mb]
+                sel = np.flatnonzero(rows >= 0)
+                if len(sel):
+                    v = rows[sel]
+                    term = vine_loss(logits[torch.from_numpy(sel)], actions[torch.from_numpy(sel)], torch.from_numpy(batch.vine_action[v]),
+                                     torch.from_numpy(batch.vine_qdiff[v]), scale)
+                    loss = loss + p.vine_coef * term
+                    stats["vine_loss"].append(term.item())
             if p.all_action_coef > 0:
                 loss = loss + p.all_action_coef * all_action_loss(dist.probs, q.detach(), mask, scale)
                 with torch.no_grad():
@@ -81,6 +95,8 @@ def ppo_update(net: TokenNet, opt: torch.optim.Optimizer, batch: Batch, cfg: Lea
             stats["entropy"].append(entropy.item())
     out = {k: float(np.mean(v)) for k, v in stats.items()}
     out["explained_variance"] = explained_variance(batch.values, batch.returns)
+    if vine_at is not None:
+        out.update(vine_summary(batch))
     if batch.round_values is not None and batch.round_returns is not None:
         out["round_explained_variance"] = explained_variance(batch.round_values, batch.round_returns)
     return out
@@ -98,6 +114,30 @@ def all_action_loss(probs: torch.Tensor, q: torch.Tensor, mask: torch.Tensor, sc
     p = torch.where(mask, probs, torch.zeros_like(probs))
     baseline = (p.detach() * q).sum(1, keepdim=True)
     return -(p * (q - baseline)).sum(1).mean() / scale
+
+
+def vine_summary(batch: Batch) -> dict[str, float]:
+    """Return the rollout's vine pairs: how many, and the mean gain in points of a seen top over the pile where a pair
+    compared the two (``vine_top_gain``, NaN if none did): what the draws are worth under the current policy."""
+    from grinch_env.grinch.game import DRAW_PILE_ACTION
+
+    taken = batch.actions[batch.vine_index]
+    gain = np.where(taken == DRAW_PILE_ACTION, batch.vine_qdiff, -batch.vine_qdiff)  # top less pile
+    pile = (taken == DRAW_PILE_ACTION) | (batch.vine_action == DRAW_PILE_ACTION)
+    return {"vine_pairs": float(len(taken)), "vine_top_gain": float(gain[pile].mean() * 100) if pile.any() else float("nan")}
+
+
+def vine_loss(logits: torch.Tensor, taken: torch.Tensor, other: torch.Tensor, qdiff: torch.Tensor, scale: torch.Tensor | float = 1.0) -> torch.Tensor:
+    """Return the mean over branch pairs of ``|d| softplus(-sign(d) (logit(other) - logit(taken))) / scale``, ``d = qdiff``.
+
+    A pairwise logistic term on the two actions a vine pair compared (:mod:`training.learner.vine`): it raises the
+    logit of the draw that banked more in its round against the other, weighted by how much more.  Its gradient
+    on the logit difference is ``-d sigmoid(-sign(d) (logit(other) - logit(taken)))``: strong where the policy still
+    prefers the worse draw, vanishing where it is sure of the better one; over many noisy pairs of one position it
+    settles where ``sigmoid`` of the difference is the |d|-weighted share of the pairs the other draw won.
+    """
+    gap = logits.gather(1, other[:, None]).squeeze(1) - logits.gather(1, taken[:, None]).squeeze(1)
+    return (qdiff.abs() * nn.functional.softplus(-torch.sign(qdiff) * gap)).mean() / scale
 
 
 def dmc_update(net: TokenNet, opt: torch.optim.Optimizer, batch: Batch, cfg: LearnerConfig, rng: np.random.Generator) -> dict[str, float]:
@@ -122,4 +162,4 @@ def dmc_update(net: TokenNet, opt: torch.optim.Optimizer, batch: Batch, cfg: Lea
             "explained_variance": explained_variance(batch.values, batch.returns)}
 
 
-__all__ = ["all_action_loss", "dmc_update", "ppo_update"]
+__all__ = ["all_action_loss", "dmc_update", "ppo_update", "vine_loss", "vine_summary"]

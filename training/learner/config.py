@@ -60,6 +60,15 @@ class PPOSection(_Section):
     oracle_critic: bool = Field(False, description="Grinch: the value heads read the deciding seat's observation with every other "
                                 "hand revealed (an asymmetric critic, in training only: the policy and every agent read only the "
                                 "observation); the draw pile's order stays hidden")
+    oracle_rows: bool = Field(False, description="with oracle_critic: the critic's seat tokens also carry every hand's row values "
+                              "(the rows the seat can still write), bonus and best open row's points, the rules-level values its own "
+                              "hand has on the global token and the action tokens")
+    vine_pairs: int = Field(0, ge=0, description="Grinch, pad credit, self-play: up to this many draws at a time (where the pile and a "
+                            "seen top are both legal) are branched on a side engine, the taken draw against another legal one, "
+                            "both played to the round's end by the network's most likely moves with the same chance (TRPO's vine "
+                            "with common random numbers); 0: off")
+    vine_coef: float = Field(1.0, ge=0, description="weight of the vine pairs' term: |d| softplus(-sign(d) (logit(other) - "
+                             "logit(taken))), d the pair's margin difference, scaled as the normalised advantages")
     round_baseline: bool = Field(False, description="pad credit (Grinch): a decision before the seat's score decision gets its "
                                  "advantage from GAE over the round value, ending at that score decision (later rounds' chance "
                                  "never reaches it); score decisions keep the whole game's; needs round_coef > 0")
@@ -150,6 +159,11 @@ class LearnerConfig(_Section):
         if self.ppo.oracle_critic and (self.algo != "ppo" or self.game != "grinch"):
             raise ValueError(f"ppo.oracle_critic reveals the Grinch's hidden hands to PPO's value head: it needs game=grinch and algo=ppo, "
                              f"got game={self.game} and algo={self.algo}")
+        if self.ppo.vine_pairs and (self.game != "grinch" or self.algo != "ppo" or self.credit != "pad" or self.opponents):
+            raise ValueError(f"ppo.vine_pairs branches the Grinch's draws in self-play: it needs game=grinch, algo=ppo, credit=pad and no "
+                             f"opponents, got game={self.game}, algo={self.algo}, credit={self.credit}, opponents={dict(self.opponents)}")
+        if self.ppo.oracle_rows and not self.ppo.oracle_critic:
+            raise ValueError("ppo.oracle_rows gives the asymmetric critic the revealed hands' row values: set ppo.oracle_critic=true too")
         if self.ppo.round_baseline and self.ppo.round_coef == 0:
             raise ValueError("ppo.round_baseline reads the round value head, which only ppo.round_coef > 0 trains: set ppo.round_coef too")
         self._check_opponents(spec, sizes)

@@ -10,6 +10,10 @@ token network on 32 games' decisions and print the explained variance on 8 held-
 (2 players, uniform random play): V of a fresh network on 48 games' decisions (4,032), explained variance on 16
 held-out games; ``--tokens 1`` rewrites the score-pad columns as tokens v1 had them (totals / 450, no lead, no
 banked margin), to measure what v2 changed.
+``python -m training.learner.probe grinch-critic CHECKPOINT [--games 100] [--held-out 64] [--steps 800]``: can a
+critic score the Grinch's returns better when it sees the other hands, and better still with their row values?
+Fresh networks fit the same self-play games of a PPO checkpoint from the observation, from the observation with the
+hands revealed, and from that with every hand's row values on the seat tokens (``grinch_critic``).
 ``python -m training.learner.probe grinch-rows AGENT [--players 2] [--games 100]``: does a Grinch agent (a checkpoint
 or a built-in) keep the hand that is best in the rows it can still write?  At each of its discards and discard-pile
 draws against greedy it compares the chosen afterstate with the best over all seven rows and the best over the open
@@ -126,6 +130,60 @@ def grinch_fit(tokens: int, credit: str, value_global: bool, lr: float, minibatc
             with torch.no_grad():
                 v = net(st_t, at_t)[2].numpy()
             print(f"step {step} cpu {time.process_time() - start:.0f}s held-out EV(V) {explained_variance(v, test.returns):.3f}", flush=True)
+
+
+def grinch_critic(agent: str, games: int, held_out: int, lr: float, minibatch: int, steps: int, seed: int = 0) -> dict[str, list]:
+    """Fit fresh critics on one set of a learner checkpoint's self-play games with three inputs; return the held-out curves.
+
+    The checkpoint's policy plays ``games + held_out`` 2-player Grinch games against itself (sampling, pad credit,
+    Monte-Carlo targets: ``gae_lambda = 1``).  For each input, a fresh network of the default config's size (d 32,
+    one layer, value_global, a round value head) regresses its value on the margin still to come and its round value
+    on the margin the round will still bank, ``steps`` Adam steps from the same seed: ``obs``, the observation (the
+    critic PPO has); ``revealed``, with the other hands in their "known in hand" blocks (``ppo.oracle_critic``);
+    ``rows``, revealed with every hand's row values on the seat tokens (``ppo.oracle_rows``).  Returns
+    ``{input: [(step, EV value, EV round value), ...]}`` on the held-out games.
+    """
+    from training.learner.search import load_learner
+
+    net, cfg = load_learner(agent)[:2]
+    if cfg["game"] != "grinch" or cfg["algo"] != "ppo":
+        raise ValueError(f"grinch-critic needs a Grinch PPO learner checkpoint, got game {cfg['game']!r}, algo {cfg['algo']!r}")
+    spec = get_game("grinch")
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+
+    def play(n: int, s: int):
+        return collect(spec.vector(num_envs=n, num_players=2, seed=s, reward_mode="margin"), net, "grinch", "ppo", rng,
+                       gae_lambda=1.0, credit="pad", oracle_critic=True)
+
+    train, test = play(games, seed), play(held_out, seed + 1)
+    print(f"{agent}: {len(train.actions)} training decisions ({games} games), {len(test.actions)} held out ({held_out}); "
+          f"variance of the margin to come {train.returns.var():.4f}, of the round's {train.round_returns.var():.4f}", flush=True)
+    curves: dict[str, list] = {}
+    for name, obs_of, rows in (("obs", lambda b: b.obs, False), ("revealed", lambda b: b.critic_obs, False), ("rows", lambda b: b.critic_obs, True)):
+        torch.manual_seed(seed)
+        fit_net = TokenNet(d_model=32, layers=1, heads=4, ff=64, value_global=True, round_value=True)
+        opt = torch.optim.Adam(fit_net.parameters(), lr=lr)
+        st_t, at_t = encode("grinch", obs_of(test), seat_hands=rows)
+        x_train = obs_of(train)
+        fit_rng = np.random.default_rng(seed)
+        curves[name] = []
+        start = time.process_time()
+        for step in range(1, steps + 1):
+            idx = fit_rng.integers(0, len(train.actions), minibatch)
+            _, _, v, rv = fit_net.heads(*encode("grinch", x_train[idx], seat_hands=rows))
+            loss = ((v - torch.from_numpy(train.returns[idx])) ** 2).mean() + ((rv - torch.from_numpy(train.round_returns[idx])) ** 2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            if step % max(steps // 8, 1) == 0 or step == steps:
+                with torch.no_grad():
+                    _, _, v, rv = fit_net.heads(st_t, at_t)
+                point = (step, explained_variance(v.numpy(), test.returns), explained_variance(rv.numpy(), test.round_returns))
+                curves[name].append(point)
+                print(f"  {name:>8} step {step} cpu {time.process_time() - start:.0f}s held-out EV value {point[1]:.3f}, round value {point[2]:.3f}",
+                      flush=True)
+    return curves
 
 
 def _decisions_against_greedy(agent: str, num_players: int, games: int, seed: int) -> list[tuple[np.ndarray, np.ndarray, int]]:
@@ -297,11 +355,13 @@ def grinch_draws(agent: str, num_players: int = 2, games: int = 100, seed: int =
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m training.learner.probe", description=__doc__.split("\n\n")[0])
-    p.add_argument("probe", choices=["linear", "fit", "grinch-fit", "grinch-rows", "grinch-draws", "gnoming-feed"])
+    p.add_argument("probe", choices=["linear", "fit", "grinch-fit", "grinch-critic", "grinch-rows", "grinch-draws", "gnoming-feed"])
     p.add_argument("agent", nargs="?", help="grinch-rows / gnoming-feed: the agent to probe (a checkpoint or a built-in name)")
     p.add_argument("--players", type=int, default=None, help="table size (grinch-rows: default 2; gnoming-feed: 5)")
     p.add_argument("--opponent", default="search", help="gnoming-feed: the agent in every other seat")
-    p.add_argument("--games", type=int, default=100, help="grinch-rows: games against greedy (seat-rotated, paired deals)")
+    p.add_argument("--games", type=int, default=100, help="grinch-rows: games against greedy (seat-rotated, paired deals); "
+                   "grinch-critic: self-play training games")
+    p.add_argument("--held-out", type=int, default=64, help="grinch-critic: held-out self-play games")
     p.add_argument("--credit", default=None, choices=["game", "round", "pad"], help="default: round (Gnoming), game (Grinch)")
     p.add_argument("--tokens", type=int, default=2, choices=[1, 2], help="grinch-fit: the score-pad columns of tokens v1 or v2")
     p.add_argument("--value-global", action="store_true", help="grinch-fit: the value head reads the global token too")
@@ -342,6 +402,10 @@ def main(argv: list[str] | None = None) -> int:
         for who, (d, t) in c.items():
             label = args.agent if who == "agent" else f"{args.opponent} (next seat another {args.opponent})"
             print(f"  {label}: {t} of {d} ({t / max(d, 1):.3f})")
+    elif args.probe == "grinch-critic":
+        if not args.agent:
+            p.error("grinch-critic needs a Grinch PPO learner checkpoint, e.g. checkpoints/learner_grinch")
+        grinch_critic(args.agent, args.games, args.held_out, args.lr, args.minibatch, args.steps)
     elif args.probe == "fit":
         fit(args.credit or "round", args.lr, args.minibatch, args.steps)
     else:

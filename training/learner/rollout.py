@@ -25,9 +25,18 @@ def tokens_module(game: str):
     return importlib.import_module(f"grinch_env.{game}.tokens")
 
 
-def encode(game: str, obs: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
-    """Return the state and action tokens of observations ``[B, obs_size]`` as tensors."""
-    st, at = tokens_module(game).encode_batch(np.asarray(obs, dtype=np.float32))
+def encode(game: str, obs: np.ndarray, seat_hands: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+    """Return the state and action tokens of observations ``[B, obs_size]`` as tensors.
+
+    ``seat_hands`` (the Grinch's asymmetric critic only): the seat tokens also carry each hand's row values
+    (``grinch_env.grinch.tokens.encode_batch``).
+    """
+    if seat_hands:
+        if game != "grinch":
+            raise ValueError(f"seat_hands gives the seat tokens the Grinch's hand values: it needs game='grinch', got {game!r}")
+        st, at = tokens_module(game).encode_batch(np.asarray(obs, dtype=np.float32), seat_hands=True)
+    else:
+        st, at = tokens_module(game).encode_batch(np.asarray(obs, dtype=np.float32))
     return torch.from_numpy(st), torch.from_numpy(at)
 
 
@@ -48,6 +57,9 @@ class Batch:
     round_returns: np.ndarray | None = None  # float32 [N], pad credit: the margin the seat's round will still bank (round value target)
     round_values: np.ndarray | None = None  # float32 [N]: the round value head's estimate when the net has one
     critic_obs: np.ndarray | None = None  # float16 [N, obs_size], oracle critic: the observations with the other hands revealed
+    vine_index: np.ndarray | None = None  # int64 [V], vine branches: the decisions branched (indices into the arrays above)
+    vine_action: np.ndarray | None = None  # int64 [V]: the other draw each branch pair played
+    vine_qdiff: np.ndarray | None = None  # float32 [V]: the round's banked margin after the other draw less after the taken one
 
 
 def final_returns(seats: np.ndarray, dones: np.ndarray, rewards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -193,7 +205,8 @@ class Tables:
 
 def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generator, epsilon: float = 0.0,
             gamma: float = 1.0, gae_lambda: float = 0.95, credit: str = "game", tables: Tables | None = None,
-            round_cut: bool = False, round_baseline: bool = False, round_target: bool = False, oracle_critic: bool = False) -> Batch:
+            round_cut: bool = False, round_baseline: bool = False, round_target: bool = False, oracle_critic: bool = False,
+            oracle_rows: bool = False, vine_pairs: int = 0) -> Batch:
     """Return one rollout: every slot of ``engine`` plays one game from a fresh seed, all seats by ``net``.
 
     PPO samples the masked policy; DMC plays the masked argmax of Q, a uniform
@@ -214,7 +227,11 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
     round return the Q target of every decision but the score decisions.
     ``oracle_critic`` (PPO, Grinch): the values (and round values) come from the observations
     with the other hands revealed (``engine.reveal_hands``), kept as
-    ``critic_obs`` for the update; the policy still reads the observation.
+    ``critic_obs`` for the update; the policy still reads the observation.  ``oracle_rows`` (with
+    ``oracle_critic``): the critic's seat tokens also carry every hand's row values (``encode``'s ``seat_hands``).
+    ``vine_pairs`` (PPO, Grinch, pad credit, self-play): up to that many draws at a time are branched on a side
+    engine, the taken draw against another legal one, both played to the round's end with the same chance
+    (:class:`training.learner.vine.DrawVines`); the batch's ``vine_*`` arrays hold the pairs.
     """
     from training.ppo import seat_gae
 
@@ -244,6 +261,16 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
     if oracle_critic and (algo != "ppo" or not hasattr(engine, "reveal_hands")):
         raise ValueError(f"oracle_critic reads the hidden hands (engine.reveal_hands, the Grinch's batched engine) into PPO's value: "
                          f"it needs algo='ppo' and that engine, got {algo!r} and {type(engine).__name__}")
+    if vine_pairs and (game != "grinch" or algo != "ppo" or credit != "pad" or tables is not None):
+        raise ValueError(f"vine_pairs branches the Grinch's draws in self-play: it needs game='grinch', algo='ppo', credit='pad' and no "
+                         f"tables, got {game!r}, {algo!r}, {credit!r}, tables={'set' if tables is not None else None}")
+    vines = None
+    if vine_pairs:
+        from training.learner.vine import DrawVines
+
+        vines = DrawVines(engine, vine_pairs, seed=int(rng.integers(2**63)))
+    if oracle_rows and not oracle_critic:
+        raise ValueError("oracle_rows gives the asymmetric critic the revealed hands' row values: it needs oracle_critic")
     if round_cut and (credit != "pad" or algo != "ppo"):
         raise ValueError(f"round_cut stops PPO's GAE trace at the Grinch's score decisions: it needs algo='ppo' and credit='pad', got {algo!r} and {credit!r}")
     rec: dict[str, list] = {k: [] for k in ("obs", "mask", "act", "logp", "val", "rval", "seat", "done", "rew", "active", "phi", "mine",
@@ -270,7 +297,7 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
             if oracle_critic:  # both value heads read the revealed hands
                 cobs[idx] = engine.reveal_hands(obs[idx], idx)
                 with torch.no_grad():
-                    _, _, v, rv = net.heads(*encode(game, cobs[idx]))
+                    _, _, v, rv = net.heads(*encode(game, cobs[idx], seat_hands=oracle_rows))
             if rv is not None:
                 rval[idx] = rv.numpy()
             if algo == "ppo":
@@ -279,6 +306,8 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
                 logp[idx] = dist.log_prob(a).numpy()
                 val[idx] = v.numpy()
                 actions[idx] = a.numpy()
+                if vines is not None:
+                    vines.start(len(rec["obs"]), engine, idx[vines.eligible(mask[idx])], mask, actions, seat, rng)
             else:
                 a = torch.where(m, q, torch.full_like(q, MASK_VALUE)).argmax(1).numpy()
                 explore = rng.random(len(idx)) < epsilon
@@ -290,6 +319,8 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
                 val[idx] = q.numpy()[np.arange(len(idx)), a]
                 actions[idx] = a
         _record(rec, obs, mask, actions, logp, val, rval, seat, active, mine, banked_margin(obs) if credit == "pad" else None)
+        if vines is not None:
+            vines.advance(net, lambda o: encode(game, o))
         if oracle_critic:
             rec["cobs"].append(cobs)
         obs, mask, seat, rewards, dones = engine.step(actions)
@@ -327,6 +358,15 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
         adv = returns - arr["val"]
         ret = returns
     keep = arr["mine"] & complete
+    vine = {}
+    if vines is not None:
+        res = vines.finish(net, lambda o: encode(game, o))
+        t, slot = (np.array([r[k] for r in res], np.int64) for k in (0, 1))
+        ok = keep[t, slot] if len(res) else np.zeros(0, bool)
+        flat = np.cumsum(keep.ravel()) - 1
+        vine = {"vine_index": flat[t[ok] * keep.shape[1] + slot[ok]],
+                "vine_action": np.array([r[2] for r in res], np.int64)[ok],
+                "vine_qdiff": np.array([r[3] for r in res], np.float32)[ok]}
     return Batch(
         obs=arr["obs"][keep], masks=arr["mask"][keep], actions=arr["act"][keep], logprobs=arr["logp"][keep],
         values=arr["val"][keep], returns=ret[keep].astype(np.float32), advantages=adv[keep].astype(np.float32),
@@ -335,6 +375,7 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
         round_returns=None if round_returns is None else round_returns[keep].astype(np.float32),
         round_values=arr["rval"][keep] if net.round_value is not None else None,
         critic_obs=arr["cobs"][keep] if oracle_critic else None,
+        **vine,
     )
 
 
