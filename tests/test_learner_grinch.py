@@ -584,6 +584,18 @@ def test_vine_loss_by_hand():
     g = torch.tensor([[0.0, 1.0]], requires_grad=True)
     vine_loss(g, torch.tensor([0]), torch.tensor([1]), torch.tensor([0.1])).backward()
     assert g.grad[0, 1].item() == pytest.approx(-0.1 * 0.268941, rel=1e-5)  # -d sigmoid(-1): the better draw's logit goes up
+    # the policy-gradient form: -d (sigmoid(g) - 1/2) with g = 1: -0.1 x (0.731059 - 0.5); gradient -d sigmoid(g)(1 - sigmoid(g))
+    g = torch.tensor([[0.0, 1.0]], requires_grad=True)
+    loss = vine_loss(g, torch.tensor([0]), torch.tensor([1]), torch.tensor([0.1]), form="pg")
+    assert loss.item() == pytest.approx(-0.1 * 0.231059, rel=1e-5)
+    loss.backward()
+    assert g.grad[0, 1].item() == pytest.approx(-0.1 * 0.731059 * 0.268941, rel=1e-5) and g.grad[0, 0].item() == pytest.approx(-g.grad[0, 1].item())
+    assert vine_loss(logits, taken, other, torch.tensor([0.02, -0.02]), 2.0, "pg").item() == pytest.approx(0.0, abs=1e-8)  # same gap, d cancels
+    with pytest.raises(ValueError, match="vine_loss form must be 'logistic' or 'pg', got 'hinge'"):
+        vine_loss(logits, taken, other, torch.tensor([0.02, -0.02]), form="hinge")
+    assert load_config(None, ["game=grinch", "num_players=2", "credit=pad", "ppo.vine_pairs=4", "ppo.vine_form=pg"]).ppo.vine_form == "pg"
+    with pytest.raises(ValueError, match="vine_form"):
+        load_config(None, ["game=grinch", "num_players=2", "credit=pad", "ppo.vine_pairs=4", "ppo.vine_form=hinge"])
 
 
 def test_collect_with_vines_records_eligible_draw_pairs_and_the_update_reads_them():

@@ -75,7 +75,7 @@ def ppo_update(net: TokenNet, opt: torch.optim.Optimizer, batch: Batch, cfg: Lea
                 if len(sel):
                     v = rows[sel]
                     term = vine_loss(logits[torch.from_numpy(sel)], actions[torch.from_numpy(sel)], torch.from_numpy(batch.vine_action[v]),
-                                     torch.from_numpy(batch.vine_qdiff[v]), scale)
+                                     torch.from_numpy(batch.vine_qdiff[v]), scale, p.vine_form)
                     loss = loss + p.vine_coef * term
                     stats["vine_loss"].append(term.item())
             if p.all_action_coef > 0:
@@ -127,17 +127,27 @@ def vine_summary(batch: Batch) -> dict[str, float]:
     return {"vine_pairs": float(len(taken)), "vine_top_gain": float(gain[pile].mean() * 100) if pile.any() else float("nan")}
 
 
-def vine_loss(logits: torch.Tensor, taken: torch.Tensor, other: torch.Tensor, qdiff: torch.Tensor, scale: torch.Tensor | float = 1.0) -> torch.Tensor:
-    """Return the mean over branch pairs of ``|d| softplus(-sign(d) (logit(other) - logit(taken))) / scale``, ``d = qdiff``.
+def vine_loss(logits: torch.Tensor, taken: torch.Tensor, other: torch.Tensor, qdiff: torch.Tensor, scale: torch.Tensor | float = 1.0,
+              form: str = "logistic") -> torch.Tensor:
+    """Return the mean over branch pairs of a term on the logit difference ``g = logit(other) - logit(taken)``, ``d = qdiff``.
 
-    A pairwise logistic term on the two actions a vine pair compared (:mod:`training.learner.vine`): it raises the
-    logit of the draw that banked more in its round against the other, weighted by how much more.  Its gradient
-    on the logit difference is ``-d sigmoid(-sign(d) (logit(other) - logit(taken)))``: strong where the policy still
-    prefers the worse draw, vanishing where it is sure of the better one; over many noisy pairs of one position it
-    settles where ``sigmoid`` of the difference is the |d|-weighted share of the pairs the other draw won.
+    Two forms on the two actions a vine pair compared (:mod:`training.learner.vine`), each ``/ scale``:
+
+    - ``"logistic"``: ``|d| softplus(-sign(d) g)``, a pairwise logistic term weighted by how much more the better
+      draw banked.  Gradient on ``g``: ``-d sigmoid(-sign(d) g)``.  Over many noisy pairs of one position it settles
+      where ``sigmoid(g)`` is the |d|-weighted share of the pairs the other draw won: near 0.5 when the noise is
+      much larger than the mean difference.
+    - ``"pg"``: ``-d (sigmoid(g) - 1/2)``, the policy gradient of the two-action policy restricted to the pair
+      (``sigmoid(g)`` is the other draw's share of the pair's probability).  Gradient on ``g``:
+      ``-d sigmoid(g) (1 - sigmoid(g))``: it follows the mean difference's sign and vanishes as the pair's choice
+      becomes sure.
     """
     gap = logits.gather(1, other[:, None]).squeeze(1) - logits.gather(1, taken[:, None]).squeeze(1)
-    return (qdiff.abs() * nn.functional.softplus(-torch.sign(qdiff) * gap)).mean() / scale
+    if form == "logistic":
+        return (qdiff.abs() * nn.functional.softplus(-torch.sign(qdiff) * gap)).mean() / scale
+    if form == "pg":
+        return -(qdiff * (torch.sigmoid(gap) - 0.5)).mean() / scale
+    raise ValueError(f"vine_loss form must be 'logistic' or 'pg', got {form!r}")
 
 
 def dmc_update(net: TokenNet, opt: torch.optim.Optimizer, batch: Batch, cfg: LearnerConfig, rng: np.random.Generator) -> dict[str, float]:

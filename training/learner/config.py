@@ -67,8 +67,10 @@ class PPOSection(_Section):
                             "seen top are both legal) are branched on a side engine, the taken draw against another legal one, "
                             "both played to the round's end by the network's most likely moves with the same chance (TRPO's vine "
                             "with common random numbers); 0: off")
-    vine_coef: float = Field(1.0, ge=0, description="weight of the vine pairs' term: |d| softplus(-sign(d) (logit(other) - "
-                             "logit(taken))), d the pair's margin difference, scaled as the normalised advantages")
+    vine_coef: float = Field(1.0, ge=0, description="weight of the vine pairs' term (training.learner.algos.vine_loss), scaled as "
+                             "the normalised advantages")
+    vine_form: Literal["logistic", "pg"] = Field("logistic", description="the vine term: 'logistic', |d| softplus(-sign(d) g); 'pg', "
+                                                 "-d (sigmoid(g) - 1/2); g = logit(other) - logit(taken), d the pair's margin difference")
     round_baseline: bool = Field(False, description="pad credit (Grinch): a decision before the seat's score decision gets its "
                                  "advantage from GAE over the round value, ending at that score decision (later rounds' chance "
                                  "never reaches it); score decisions keep the whole game's; needs round_coef > 0")
