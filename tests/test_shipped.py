@@ -131,19 +131,21 @@ def test_the_shipped_learners_load_play_every_size_and_the_readme_quotes_their_r
         assert f"{got['win_rate']:.3f}" in (run_dir / "report" / f"vs_greedy_{n}p.txt").read_text()
 
 
-# The learned network with search, measured in blocks that pool (python -m grinch_env.evaluation.pool): agent -> its
+# The learned network with search, measured in blocks that pool (python -m grinch_env.evaluation.pool): agent -> per
 # table size, the block files under docs/results/learner_netsearch/ and where the pooled interval lies against parity.
 NET_SEARCH = {
     "learner_gnoming_league_373min:search=1,samples=8,top_k=3,horizon=round": (
-        3, ("gnoming_3p_seed4242.json", "gnoming_3p_blocks_16core.jsonl", "gnoming_3p_blocks_2core.jsonl"), "above"),
+        (3, ("gnoming_3p_seed4242.json", "gnoming_3p_blocks_16core.jsonl", "gnoming_3p_blocks_2core.jsonl"), "above"),
+        (5, ("gnoming_5p_blocks_2core.jsonl",), "above"),
+    ),
 }
 
 
-@pytest.mark.parametrize("agent", sorted(NET_SEARCH))
-def test_the_readme_quotes_the_pooled_blocks_of_the_network_with_search(agent):
+@pytest.mark.parametrize("agent,n", [(agent, size[0]) for agent, sizes in sorted(NET_SEARCH.items()) for size in sizes])
+def test_the_readme_quotes_the_pooled_blocks_of_the_network_with_search(agent, n):
     from grinch_env.evaluation.pool import pool, read_blocks
 
-    n, files, side = NET_SEARCH[agent]
+    files, side = next((f, s) for size, f, s in NET_SEARCH[agent] if size == n)
     folder = ROOT / "docs" / "results" / "learner_netsearch"
     blocks = [b for f in files for b in read_blocks(folder / f)]
     assert {b["num_players"] for b in blocks} == {n} and all(b["balanced"] for b in blocks)
@@ -151,7 +153,7 @@ def test_the_readme_quotes_the_pooled_blocks_of_the_network_with_search(agent):
     got = pool(blocks)[f"checkpoints/{agent}"]
     assert got["games"] >= 1200 and _side_of_parity(got["win_rate_ci"], n) == side
     cells = _readme_rows()[agent]
-    assert cells[1] == "Gnoming" and _cell(got["win_rate"], got["win_rate_ci"], n) in cells[3] and cells[4] == str(got["games"])
+    assert cells[1] == "Gnoming" and _cell(got["win_rate"], got["win_rate_ci"], n) in cells[3] and f"{got['games']} ({n}p)" in cells[4]
     assert "python -m grinch_env.evaluation.pool " + " ".join(f"docs/results/learner_netsearch/{f}" for f in files) in cells[5]
 
 
