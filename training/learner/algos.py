@@ -116,15 +116,21 @@ def all_action_loss(probs: torch.Tensor, q: torch.Tensor, mask: torch.Tensor, sc
     return -(p * (q - baseline)).sum(1).mean() / scale
 
 
-def vine_summary(batch: Batch) -> dict[str, float]:
-    """Return the rollout's vine pairs: how many, and the mean gain in points of a seen top over the pile where a pair
-    compared the two (``vine_top_gain``, NaN if none did): what the draws are worth under the current policy."""
+def vine_top_gains(batch: Batch) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(bool[V], float[V])``: which vine pairs compared a seen top with the pile, and each pair's gain of the top
+    over the other draw in points (meaningful where the first is true)."""
     from grinch_env.grinch.game import DRAW_PILE_ACTION
 
     taken = batch.actions[batch.vine_index]
-    gain = np.where(taken == DRAW_PILE_ACTION, batch.vine_qdiff, -batch.vine_qdiff)  # top less pile
     pile = (taken == DRAW_PILE_ACTION) | (batch.vine_action == DRAW_PILE_ACTION)
-    return {"vine_pairs": float(len(taken)), "vine_top_gain": float(gain[pile].mean() * 100) if pile.any() else float("nan")}
+    return pile, np.where(taken == DRAW_PILE_ACTION, batch.vine_qdiff, -batch.vine_qdiff) * 100
+
+
+def vine_summary(batch: Batch) -> dict[str, float]:
+    """Return the rollout's vine pairs: how many, and the mean gain in points of a seen top over the pile where a pair
+    compared the two (``vine_top_gain``, NaN if none did): what the draws are worth under the current policy."""
+    pile, gain = vine_top_gains(batch)
+    return {"vine_pairs": float(len(pile)), "vine_top_gain": float(gain[pile].mean()) if pile.any() else float("nan")}
 
 
 def vine_loss(logits: torch.Tensor, taken: torch.Tensor, other: torch.Tensor, qdiff: torch.Tensor, scale: torch.Tensor | float = 1.0,
@@ -172,4 +178,4 @@ def dmc_update(net: TokenNet, opt: torch.optim.Optimizer, batch: Batch, cfg: Lea
             "explained_variance": explained_variance(batch.values, batch.returns)}
 
 
-__all__ = ["all_action_loss", "dmc_update", "ppo_update", "vine_loss", "vine_summary"]
+__all__ = ["all_action_loss", "dmc_update", "ppo_update", "vine_loss", "vine_summary", "vine_top_gains"]

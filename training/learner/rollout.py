@@ -31,12 +31,9 @@ def encode(game: str, obs: np.ndarray, seat_hands: bool = False) -> tuple[torch.
     ``seat_hands`` (the Grinch's asymmetric critic only): the seat tokens also carry each hand's row values
     (``grinch_env.grinch.tokens.encode_batch``).
     """
-    if seat_hands:
-        if game != "grinch":
-            raise ValueError(f"seat_hands gives the seat tokens the Grinch's hand values: it needs game='grinch', got {game!r}")
-        st, at = tokens_module(game).encode_batch(np.asarray(obs, dtype=np.float32), seat_hands=True)
-    else:
-        st, at = tokens_module(game).encode_batch(np.asarray(obs, dtype=np.float32))
+    if seat_hands and game != "grinch":
+        raise ValueError(f"seat_hands gives the seat tokens the Grinch's hand values: it needs game='grinch', got {game!r}")
+    st, at = tokens_module(game).encode_batch(np.asarray(obs, dtype=np.float32), **({"seat_hands": True} if seat_hands else {}))
     return torch.from_numpy(st), torch.from_numpy(at)
 
 

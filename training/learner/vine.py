@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from grinch_env.grinch.game import terminal_rewards
 from training.learner.net import TokenNet
 
 
@@ -24,7 +25,7 @@ class DrawVines:
     """Up to ``pairs`` branch pairs in flight beside a rollout on ``engine`` (a ``VectorGrinch`` of one table size)."""
 
     def __init__(self, engine, pairs: int, seed: int) -> None:
-        from grinch_env.grinch.game import DRAW_DISCARD_BASE, DRAW_PILE_ACTION, MARGIN_SCALE, SCORE_BASE
+        from grinch_env.grinch.game import DRAW_DISCARD_BASE, DRAW_PILE_ACTION, SCORE_BASE
         from grinch_env.grinch.vector import VectorGrinch
 
         sizes = np.unique(engine.num_players)
@@ -37,13 +38,11 @@ class DrawVines:
         self.side = VectorGrinch(2 * pairs, self.n, seed=seed, bonus_layout=engine.layout, reward_mode=engine.reward_mode,
                                  backend=engine.backend)
         self.obs, self.mask, _ = self.side.reset()
-        self.pairs = pairs
         self.draws = np.zeros(SCORE_BASE, bool)
         self.draws[DRAW_PILE_ACTION] = True
         self.draws[DRAW_DISCARD_BASE:SCORE_BASE] = True
         self.tops = slice(DRAW_DISCARD_BASE, SCORE_BASE)
         self.pile = DRAW_PILE_ACTION
-        self.scale = MARGIN_SCALE
         self.busy = np.zeros(pairs, bool)
         self.where = np.zeros((pairs, 2), np.int64)  # (rollout step, slot) of the branched decision
         self.alt = np.zeros(pairs, np.int64)  # the other draw
@@ -85,6 +84,8 @@ class DrawVines:
 
     def advance(self, net: TokenNet, encode) -> None:
         """Play one move in every side slot: a branch's first action, then the network's most likely action to the round's end."""
+        if not self.busy.any():
+            return  # idle slots are overwritten by the next branch's copy
         actions = self.mask.argmax(1).astype(np.int64)  # idle and ended slots play any legal action
         running = np.repeat(self.busy, 2) & ~self.ended
         first = running & (self.pending >= 0)
@@ -99,18 +100,14 @@ class DrawVines:
             actions[rest] = torch.where(m, logits, torch.full_like(logits, -1e9)).argmax(1).numpy()
         self.obs, self.mask, _, _, dones = self.side.step(actions)
         slots = np.flatnonzero(running)
-        if not len(slots):
-            return
         pair = slots // 2
         over = dones[slots] | (self.side.rounds()[slots] != self.round[pair])
-        if over.any():
-            done_slots, done_pair = slots[over], pair[over]
-            totals = np.where(dones[done_slots, None], self.side.last_totals[done_slots], self.side.totals()[done_slots]).astype(np.float64)
-            own = totals[np.arange(len(done_slots)), self.seat[done_pair]]
-            others = (totals[:, :self.n].sum(1) - own) / max(self.n - 1, 1)
-            self.margin[done_slots] = (own - others) / self.scale
-            self.ended[done_slots] = True
-        for k in np.unique(pair[over]) if over.any() else ():
+        totals = self.side.totals()
+        for slot, k in zip(slots[over], pair[over]):  # the round's end: the deciding seat's banked margin reward
+            banked = self.side.last_totals[slot] if dones[slot] else totals[slot]
+            self.margin[slot] = terminal_rewards([int(t) for t in banked[:self.n]], "margin")[self.seat[k]]
+            self.ended[slot] = True
+        for k in np.unique(pair[over]):
             if self.ended[2 * k] and self.ended[2 * k + 1]:
                 self.results.append((int(self.where[k, 0]), int(self.where[k, 1]), int(self.alt[k]),
                                      float(self.margin[2 * k + 1] - self.margin[2 * k])))

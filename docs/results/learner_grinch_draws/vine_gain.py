@@ -17,22 +17,22 @@ import torch
 from grinch_env.agents import make_agent
 from grinch_env.games import get_game
 from grinch_env.grinch.game import DRAW_PILE_ACTION
+from training.learner.algos import vine_top_gains
 from training.learner.rollout import collect, encode
 from training.learner.search import load_learner
 from training.model import MaskedCategorical
 
 torch.set_num_threads(1)
 torch.manual_seed(0)  # the policy samples with torch
-greedy = make_agent("greedy", num_players=2, game="grinch")
+greedy = make_agent("greedy", num_players=2, game="grinch", seed=0)  # it breaks ties at random
 net, cfg, _ = load_learner(sys.argv[1])
 rollouts = int(sys.argv[2]) if len(sys.argv) > 2 else 6
 gains, sure, greedys = [], [], []
 for it in range(rollouts):
     engine = get_game("grinch").vector(num_envs=64, num_players=2, seed=1000 + it, reward_mode="margin")
     b = collect(engine, net, "grinch", "ppo", np.random.default_rng(1000 + it), credit="pad", vine_pairs=128)
-    taken = b.actions[b.vine_index]
-    pile = (taken == DRAW_PILE_ACTION) | (b.vine_action == DRAW_PILE_ACTION)
-    gain = np.where(taken == DRAW_PILE_ACTION, b.vine_qdiff, -b.vine_qdiff)[pile] * 100  # a top less the pile, points
+    pile, gain = vine_top_gains(b)
+    gain, taken = gain[pile], b.actions[b.vine_index]  # a top less the pile, points
     with torch.no_grad():
         st, at = encode("grinch", b.obs[b.vine_index[pile]].astype(np.float32))
         logits = net(st, at)[0]
