@@ -641,3 +641,87 @@ def test_critic_probe_fits_the_three_inputs_on_the_same_games():
     assert curves["rows"] != curves["revealed"] != curves["obs"]  # same games, same start, different inputs
     with pytest.raises(ValueError, match="grinch-critic needs a Grinch PPO learner checkpoint, got game 'gnoming'"):
         grinch_critic("checkpoints/learner_gnoming_league_373min", games=1, held_out=1, lr=1e-3, minibatch=4, steps=1)
+
+
+def test_banked_points_weigh_the_others_totals_and_points_rewards_by_hand():
+    """Totals 40 / 25 / 61: own points 0.40 / 0.25 / 0.61; half the others' mean: (40 - 0.5 x 43) / 100 = 0.185, (25 - 0.5 x 50.5) / 100 = -0.0025."""
+    from grinch_env.grinch import encoding as enc
+    from training.learner.rollout import _points_rewards
+
+    game = _pads([40, 25, 61])
+    obs = np.stack([enc.encode(game, s) for s in range(3)]).astype(np.float16)
+    np.testing.assert_allclose(rt.banked_points(obs, 0.0), [0.40, 0.25, 0.61], atol=1e-6)
+    np.testing.assert_allclose(rt.banked_points(obs, 0.5), [0.185, -0.0025, 0.4475], atol=1e-6)
+    np.testing.assert_allclose(rt.banked_points(obs, 1.0), rt.banked_margin(obs), atol=1e-6)
+    totals = np.array([[30, 50, 10, 0, 0, 0], [20, 60, 0, 0, 0, 0]])
+    np.testing.assert_allclose(_points_rewards(totals, np.array([3, 2]), 0.5),
+                               [[0.15, 0.40, -0.10, 0, 0, 0], [-0.10, 0.50, 0, 0, 0, 0]], atol=1e-6)
+    np.testing.assert_allclose(_points_rewards(totals, np.array([3, 2]), 0.0), [[0.3, 0.5, 0.1, 0, 0, 0], [0.2, 0.6, 0, 0, 0, 0]], atol=1e-6)
+
+
+def _seat1_game(algo: str, **kw):
+    """One 2-player game, the network in seat 1 (its decisions are the batch, in order), the lowest legal action in seat 0."""
+    from training.learner.rollout import Tables
+
+    torch.manual_seed(0)
+    net = TokenNet(d_model=16, heads=2, ff=16, value_global=True)
+    torch.manual_seed(1)
+    engine = get_game("grinch").vector(num_envs=1, num_players=2, seed=0, reward_mode="margin")
+    tables = Tables(learner_seat=np.array([1]), groups=[(np.array([0]), _FirstLegal())])
+    batch = collect(engine, net, "grinch", algo, np.random.default_rng(0), credit="pad", tables=tables, **kw)
+    return batch, engine
+
+
+@pytest.mark.parametrize("algo", ["ppo", "dmc"])
+def test_pad_others_zero_pays_each_seat_its_own_points(algo):
+    """The same game as with the margin, but each return is the seat's final total less its banked total, over 100."""
+    kw = {"gae_lambda": 1.0} if algo == "ppo" else {"epsilon": 0.5}
+    b, engine = _seat1_game(algo, pad_others=0.0, **kw)
+    margin, _ = _seat1_game(algo, **kw)
+    np.testing.assert_array_equal(b.actions, margin.actions)  # the payments change only the targets
+    own = rt.seat_totals(b.obs.astype(np.float32))[:, 0].astype(np.float64)
+    final = engine.last_totals[0, 1]
+    assert own[0] == 0 and 0 < own[-1] <= final and final > 0
+    np.testing.assert_allclose(b.returns, (final - own) / 100, atol=1e-5)
+    np.testing.assert_allclose(margin.returns, margin.outcomes - rt.banked_margin(b.obs.astype(np.float32)), atol=1e-5)
+    np.testing.assert_allclose(b.outcomes, margin.outcomes)  # the logged outcome stays the game's margin
+    net = TokenNet(d_model=16, heads=2, ff=16)
+    with pytest.raises(ValueError, match="pad_others weighs the others' totals"):
+        collect(get_game("grinch").vector(num_envs=1, num_players=2, seed=0, reward_mode="margin"), net, "grinch", "ppo",
+                np.random.default_rng(0), pad_others=0.0)
+    with pytest.raises(ValueError, match="pad_others = 0.0 weighs the others' totals in pad credit's payments: it needs credit=pad"):
+        load_config(None, ["game=grinch", "num_players=2", "pad_others=0"])
+    with pytest.raises(ValueError, match="less than or equal to 1"):
+        load_config(None, ["game=grinch", "num_players=2", "credit=pad", "pad_others=1.5"])
+    assert load_config(None, ["game=grinch", "num_players=2", "credit=pad", "pad_others=0.5"]).pad_others == 0.5
+
+
+def test_dmc_td_lambda_bootstraps_on_the_next_taken_actions_q():
+    """lambda 0: each Q target is the pad reward plus the Q of the seat's next taken action (0 after its last);
+    lambda 1 is the Monte-Carlo margin still to come; lambda 0.5 mixes the two by hand's recursion."""
+    mc, _ = _seat1_game("dmc", epsilon=0.5)
+    phi = rt.banked_margin(mc.obs.astype(np.float32)).astype(np.float64)
+    reward = np.append(phi[1:], mc.outcomes[-1]) - phi
+    np.testing.assert_allclose(mc.returns, mc.outcomes - phi, atol=1e-5)
+    td0, _ = _seat1_game("dmc", epsilon=0.5, td_lambda=0.0)
+    np.testing.assert_array_equal(td0.actions, mc.actions)
+    q_next = np.append(td0.values[1:], 0.0)
+    assert np.abs(td0.values).max() > 0.01
+    np.testing.assert_allclose(td0.returns, reward + q_next, atol=1e-5)
+    half, _ = _seat1_game("dmc", epsilon=0.5, td_lambda=0.5)
+    expect = np.zeros(len(reward))
+    nxt = 0.0
+    for t in range(len(reward) - 1, -1, -1):  # G_t = r_t + (1 - lambda) Q_{t+1} + lambda G_{t+1}
+        q1 = td0.values[t + 1] if t + 1 < len(reward) else 0.0
+        expect[t] = reward[t] + 0.5 * q1 + 0.5 * nxt
+        nxt = expect[t]
+    np.testing.assert_allclose(half.returns, expect, atol=1e-5)
+    net = TokenNet(d_model=16, heads=2, ff=16)
+    with pytest.raises(ValueError, match="td_lambda bootstraps Deep Monte-Carlo's Q targets: it needs algo='dmc'"):
+        collect(get_game("grinch").vector(num_envs=1, num_players=2, seed=0, reward_mode="margin"), net, "grinch", "ppo",
+                np.random.default_rng(0), td_lambda=0.5)
+    with pytest.raises(ValueError, match="dmc.td_lambda = 0.5 bootstraps DMC's Q targets: it needs algo=dmc"):
+        load_config(None, ["game=grinch", "num_players=2", "dmc.td_lambda=0.5"])
+    with pytest.raises(ValueError, match="without dmc.round_target"):
+        load_config(None, ["game=grinch", "num_players=2", "algo=dmc", "credit=pad", "dmc.td_lambda=0.5", "dmc.round_target=true"])
+    assert load_config(None, ["game=gnoming", "algo=dmc", "dmc.td_lambda=0.8"]).dmc.td_lambda == 0.8

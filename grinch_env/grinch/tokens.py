@@ -252,6 +252,13 @@ def banked_margin(obs: np.ndarray, lay: _Layout | None = None) -> np.ndarray:
     return ((totals[:, 0] - (totals.sum(1) - totals[:, 0]) / np.maximum(n - 1, 1)) / MARGIN_SCALE).astype(np.float32)
 
 
+def banked_points(obs: np.ndarray, others: float = 0.0, lay: _Layout | None = None) -> np.ndarray:
+    """Return ``float32[B]``: ``(own total - others x mean of the others' totals) / 100``; ``others=1`` is :func:`banked_margin`."""
+    totals = seat_totals(obs, lay).astype(np.float64)
+    n = (np.asarray(obs[:, enc.AT_TABLE:enc.AT_TABLE + MAX_PLAYERS]) > 0).sum(1)
+    return ((totals[:, 0] - others * (totals.sum(1) - totals[:, 0]) / np.maximum(n - 1, 1)) / MARGIN_SCALE).astype(np.float32)
+
+
 def _others_best(totals: np.ndarray) -> np.ndarray:
     """Return, per seat, the best total among the other seats (``totals`` has ``-inf`` at absent seats)."""
     order = np.sort(totals, axis=1)
@@ -310,5 +317,5 @@ def action_tokens(game: Game, seat: int) -> np.ndarray:
 __all__ = [
     "TOKENS_VERSION",
     "ACTION_DIM", "CARD", "CARD2", "CARD_VOCAB", "NUM_DENSE", "NUM_IDS", "N_TOKENS", "POS", "POS_VOCAB", "SEAT", "SEAT_VOCAB",
-    "TOKEN_DIM", "TYPE", "TYPE_VOCAB", "action_tokens", "banked_margin", "encode_batch", "hand_values", "seat_totals", "state_tokens",
+    "TOKEN_DIM", "TYPE", "TYPE_VOCAB", "action_tokens", "banked_margin", "banked_points", "encode_batch", "hand_values", "seat_totals", "state_tokens",
 ]

@@ -86,6 +86,8 @@ class DMCSection(_Section):
     round_target: bool = Field(False, description="pad credit (Grinch): Q of every decision but the score decisions regresses the "
                                "margin its seat's round will still bank (later rounds' chance never reaches it); a score "
                                "decision's Q keeps the whole game's margin still to come")
+    td_lambda: float = Field(1.0, ge=0, le=1, description="Q's target: the seat's lambda-return over the Q of its next taken "
+                             "actions (SARSA(lambda), as TD-Gammon's TD(lambda)); 1 is Deep Monte-Carlo's return")
 
 
 class EvalSection(_Section):
@@ -110,6 +112,8 @@ class LearnerConfig(_Section):
     reward_mode: str = Field("margin", description="the engine's reward: terminal, zero-sum; 'margin' is denser than the win reward")
     credit: Literal["game", "round", "pad"] = Field("game", description="'round' (Gnoming, margin): each round is an episode paid its own margin; "
                                                     "'pad' (Grinch, margin): potential-based shaping by the banked score-pad margin")
+    pad_others: float = Field(1.0, ge=0, le=1, description="pad credit (Grinch): weight of the others' mean total in every payment, "
+                              "(own total - pad_others x mean of the others) / 100; 1 is the margin reward, 0 each seat's own points")
     branch_from: str | None = Field(None, description="a fresh run (--config) starts from this learner run's state (a run directory or "
                                     "its latest.pt: weights, optimizer, counters, random streams and curve) under this config; "
                                     "its CPU time counts against max_seconds.  Same game, algo and net")
@@ -147,6 +151,11 @@ class LearnerConfig(_Section):
             raise ValueError("credit='round' needs game=gnoming and reward_mode=margin: only there are rounds independent deals whose margins add up to the game's")
         if self.credit == "pad" and (self.game != "grinch" or self.reward_mode != "margin"):
             raise ValueError("credit='pad' needs game=grinch and reward_mode=margin: only there is the final reward the banked score-pad margin")
+        if self.dmc.td_lambda != 1.0 and (self.algo != "dmc" or self.dmc.round_target):
+            raise ValueError(f"dmc.td_lambda = {self.dmc.td_lambda} bootstraps DMC's Q targets: it needs algo=dmc without dmc.round_target, "
+                             f"got algo={self.algo}, round_target={self.dmc.round_target}")
+        if self.pad_others != 1.0 and self.credit != "pad":
+            raise ValueError(f"pad_others = {self.pad_others} weighs the others' totals in pad credit's payments: it needs credit=pad, got credit={self.credit}")
         if self.ppo.all_action_coef > 0 and self.ppo.q_coef == 0:
             raise ValueError(f"ppo.all_action_coef = {self.ppo.all_action_coef} reads the Q head, which only ppo.q_coef > 0 trains: set ppo.q_coef too")
         if self.ppo.round_cut and (self.algo != "ppo" or self.credit != "pad"):

@@ -203,7 +203,8 @@ class Tables:
 def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generator, epsilon: float = 0.0,
             gamma: float = 1.0, gae_lambda: float = 0.95, credit: str = "game", tables: Tables | None = None,
             round_cut: bool = False, round_baseline: bool = False, round_target: bool = False, oracle_critic: bool = False,
-            oracle_rows: bool = False, vine_pairs: int = 0) -> Batch:
+            oracle_rows: bool = False, vine_pairs: int = 0, pad_others: float = 1.0,
+            td_lambda: float = 1.0) -> Batch:
     """Return one rollout: every slot of ``engine`` plays one game from a fresh seed, all seats by ``net``.
 
     PPO samples the masked policy; DMC plays the masked argmax of Q, a uniform
@@ -229,6 +230,10 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
     ``vine_pairs`` (PPO, Grinch, pad credit, self-play): up to that many draws at a time are branched on a side
     engine, the taken draw against another legal one, both played to the round's end with the same chance
     (:class:`training.learner.vine.DrawVines`); the batch's ``vine_*`` arrays hold the pairs.
+    ``pad_others`` (pad credit): the weight of the others' mean total in the potential and in the final payment,
+    ``(own total - pad_others x mean of the others) / 100``: 1 is the margin reward, 0 each seat's own points.
+    ``td_lambda`` (DMC): below 1, Q's target is the seat's lambda-return over the Q of its next taken actions
+    (SARSA(lambda)) instead of the Monte-Carlo return.
     """
     from training.ppo import seat_gae
 
@@ -272,8 +277,14 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
         raise ValueError(f"round_cut stops PPO's GAE trace at the Grinch's score decisions: it needs algo='ppo' and credit='pad', got {algo!r} and {credit!r}")
     rec: dict[str, list] = {k: [] for k in ("obs", "mask", "act", "logp", "val", "rval", "seat", "done", "rew", "active", "phi", "mine",
                                             "cobs")}
+    if not 0.0 <= pad_others <= 1.0 or (pad_others != 1.0 and credit != "pad"):
+        raise ValueError(f"pad_others weighs the others' totals in pad credit's payments: it needs credit='pad' and a value in [0, 1], "
+                         f"got credit={credit!r} and {pad_others!r}")
+    if not 0.0 <= td_lambda <= 1.0 or (td_lambda != 1.0 and algo != "dmc"):
+        raise ValueError(f"td_lambda bootstraps Deep Monte-Carlo's Q targets: it needs algo='dmc' and a value in [0, 1], got {algo!r} and {td_lambda!r}")
     if credit == "pad":
-        from grinch_env.grinch.tokens import banked_margin
+        from grinch_env.grinch.tokens import banked_margin, banked_points
+    pad_final = []
     while active.any():
         mine = active & ((learner_seat < 0) | (seat == learner_seat))
         idx = np.flatnonzero(mine)
@@ -315,7 +326,10 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
                     a[explore] = pick
                 val[idx] = q.numpy()[np.arange(len(idx)), a]
                 actions[idx] = a
-        _record(rec, obs, mask, actions, logp, val, rval, seat, active, mine, banked_margin(obs) if credit == "pad" else None)
+        phi = None
+        if credit == "pad":
+            phi = banked_margin(obs) if pad_others == 1.0 else banked_points(obs, pad_others)
+        _record(rec, obs, mask, actions, logp, val, rval, seat, active, mine, phi)
         if vines is not None:
             vines.advance(net, lambda o: encode(game, o))
         if oracle_critic:
@@ -323,6 +337,8 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
         obs, mask, seat, rewards, dones = engine.step(actions)
         rec["done"].append(dones & active)
         rec["rew"].append(rewards.astype(np.float32))
+        if pad_others != 1.0:
+            pad_final.append(_points_rewards(engine.last_totals, engine.num_players, pad_others) * (dones & active)[:, None])
         active &= ~dones
     arr = {k: np.stack(v) for k, v in rec.items() if v}
     games = int(arr["done"].sum())
@@ -336,7 +352,7 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
     if credit == "pad":
         from grinch_env.grinch.game import SCORE_BASE
 
-        step = pad_rewards(arr["phi"], arr["seat"], arr["done"], arr["rew"])
+        step = pad_rewards(arr["phi"], arr["seat"], arr["done"], arr["rew"] if pad_others == 1.0 else np.stack(pad_final))
         returns = seat_gae_dense(np.zeros_like(arr["val"]), arr["seat"], arr["done"], step, 1.0, 1.0)  # the margin still to come
         scored = arr["act"] >= SCORE_BASE  # a seat's score decision is its last of the round
         round_returns = seat_gae_dense(np.zeros_like(arr["val"]), arr["seat"], arr["done"], step, 1.0, 1.0, scored, cut_ends=True)
@@ -351,7 +367,15 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
     elif algo == "ppo":
         adv, _ = seat_gae(arr["val"], arr["seat"], arr["done"], arr["rew"], gamma, gae_lambda)
         ret = adv + arr["val"]
-    if algo != "ppo":
+    if algo != "ppo" and td_lambda < 1.0:
+        if round_target:
+            raise ValueError("td_lambda bootstraps Q on the whole game's return: it cannot be combined with round_target")
+        if credit == "pad":
+            adv = seat_gae_dense(arr["val"], arr["seat"], arr["done"], step, gamma, td_lambda)
+        else:
+            adv, _ = seat_gae(arr["val"], arr["seat"], arr["done"], arr["rew"], gamma, td_lambda)
+        ret = adv + arr["val"]
+    elif algo != "ppo":
         adv = returns - arr["val"]
         ret = returns
     keep = arr["mine"] & complete
@@ -374,6 +398,16 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
         critic_obs=arr["cobs"][keep] if oracle_critic else None,
         **vine,
     )
+
+
+def _points_rewards(totals: np.ndarray, num_players: np.ndarray, others: float) -> np.ndarray:
+    """Return ``float32[envs, 6]``: every seat's ``(total - others x mean of the other seats' totals) / 100`` (absent seats 0)."""
+    t = np.asarray(totals, np.float64)
+    n = np.broadcast_to(np.asarray(num_players, np.int64), (t.shape[0],))
+    present = np.arange(t.shape[1])[None] < n[:, None]
+    t = np.where(present, t, 0.0)
+    rest = (t.sum(1, keepdims=True) - t) / np.maximum(n - 1, 1)[:, None]
+    return np.where(present, (t - others * rest) / 100.0, 0.0).astype(np.float32)
 
 
 def _record(rec: dict[str, list], obs, mask, actions, logp, val, rval, seat, active, mine, phi) -> None:

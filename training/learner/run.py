@@ -171,7 +171,8 @@ class Trainer:
         batch = collect(self.engine, self.net, cfg.game, cfg.algo, self.rng, epsilon=eps, gamma=cfg.ppo.gamma, gae_lambda=cfg.ppo.gae_lambda,
                         credit=cfg.credit, tables=self.tables(), round_cut=cfg.ppo.round_cut,
                         round_baseline=cfg.ppo.round_baseline, round_target=cfg.dmc.round_target, oracle_critic=cfg.ppo.oracle_critic,
-                        oracle_rows=cfg.ppo.oracle_rows, vine_pairs=cfg.ppo.vine_pairs)
+                        oracle_rows=cfg.ppo.oracle_rows, vine_pairs=cfg.ppo.vine_pairs, pad_others=cfg.pad_others,
+                        td_lambda=cfg.dmc.td_lambda)
         self.net.train()
         update = ppo_update if cfg.algo == "ppo" else dmc_update
         stats = update(self.net, self.opt, batch, cfg, self.rng)
