@@ -533,16 +533,18 @@ def _draw_position(seed: int):
         game.step(int(rng.choice(legal)))
 
 
-def test_draw_vines_replay_both_draws_to_the_rounds_end_as_the_scalar_game_does():
+@pytest.mark.parametrize("against", [None, "first_legal"])
+def test_draw_vines_replay_both_draws_to_the_rounds_end_as_the_scalar_game_does(against):
     """One branch pair from a real position, against the scalar game copied twice: each copy plays its draw, then
-    the network's most likely action at every seat until the round ends; the pair's result is the deciding seat's
-    banked margin after the other draw less after the taken one, in points / 100."""
+    the network's most likely action at every seat (with ``tables``: the deciding seat only, the other seat the
+    slot's agent) until the round ends; the pair's result is the deciding seat's banked margin after the other
+    draw less after the taken one, in points / 100."""
     import copy
 
     from grinch_env.grinch import encoding as enc
     from grinch_env.grinch.game import DRAW_PILE_ACTION
     from grinch_env.grinch.vector import VectorGrinch
-    from training.learner.rollout import encode
+    from training.learner.rollout import Tables, encode
     from training.learner.vine import DrawVines
 
     torch.manual_seed(3)
@@ -552,19 +554,24 @@ def test_draw_vines_replay_both_draws_to_the_rounds_end_as_the_scalar_game_does(
         game = _draw_position(seed)
         engine = VectorGrinch(1, 2, seed=0, reward_mode="margin")
         obs, mask, seat = engine.load_games([game])
-        vines = DrawVines(engine, pairs=1, seed=0)
+        me = game.current
+        tables = None if against is None else Tables(learner_seat=np.array([me]), groups=[(np.array([0]), _FirstLegal())])
+        vines = DrawVines(engine, pairs=1, seed=0, tables=tables)
         assert vines.eligible(mask).tolist() == [True]
         vines.start(7, engine, np.array([0]), mask, np.array([DRAW_PILE_ACTION]), seat, np.random.default_rng(seed))
         (step, slot, other, qdiff), = vines.finish(net, lambda o: encode("grinch", o))
         assert (step, slot) == (7, 0) and other != DRAW_PILE_ACTION and other in game.legal_actions()
-        me, margins = game.current, []
+        margins = []
         for first in (DRAW_PILE_ACTION, other):
             g = copy.deepcopy(game)
             g.step(first)
             while g.round == game.round and not g.done:
+                legal = g.legal_actions()
+                if against is not None and g.current != me:
+                    g.step(int(min(legal)))
+                    continue
                 with torch.no_grad():
                     logits = net(*encode("grinch", enc.encode(g, g.current)[None]))[0][0].numpy()
-                legal = g.legal_actions()
                 g.step(int(legal[int(np.argmax(logits[legal]))]))
             margins.append((g.totals[me] - g.totals[1 - me]) / 100)
         assert qdiff == pytest.approx(margins[1] - margins[0], abs=1e-9)
@@ -625,9 +632,10 @@ def test_collect_with_vines_records_eligible_draw_pairs_and_the_update_reads_the
     gains = [(d if a == DRAW_PILE_ACTION else -d) * 100 for a, o, d in zip(b.actions[b.vine_index], b.vine_action, b.vine_qdiff)
              if DRAW_PILE_ACTION in (a, o)]  # a top less the pile, in points
     assert gains and stats["vine_top_gain"] == pytest.approx(float(np.mean(gains)), rel=1e-5)
-    with pytest.raises(ValueError, match="ppo.vine_pairs branches the Grinch's draws in self-play"):
-        load_config(None, ["game=grinch", "num_players=2", "credit=pad", "ppo.vine_pairs=2", "opponents={greedy: 0.5}"])
-    with pytest.raises(ValueError, match="vine_pairs branches the Grinch's draws in self-play"):
+    with pytest.raises(ValueError, match="ppo.vine_pairs branches the Grinch's draws: it needs game=grinch, algo=ppo and credit=pad"):
+        load_config(None, ["game=grinch", "num_players=2", "ppo.vine_pairs=2", "opponents={greedy: 0.5}"])
+    assert load_config(None, ["game=grinch", "num_players=2", "credit=pad", "ppo.vine_pairs=2", "opponents={greedy: 0.5}"]).ppo.vine_pairs == 2
+    with pytest.raises(ValueError, match="vine_pairs branches the Grinch's draws: it needs game='grinch', algo='ppo'"):
         collect(engine, net, "grinch", "dmc", np.random.default_rng(0), credit="pad", vine_pairs=2)
 
 

@@ -63,10 +63,11 @@ class PPOSection(_Section):
     oracle_rows: bool = Field(False, description="with oracle_critic: the critic's seat tokens also carry every hand's row values "
                               "(the rows the seat can still write), bonus and best open row's points, the rules-level values its own "
                               "hand has on the global token and the action tokens")
-    vine_pairs: int = Field(0, ge=0, description="Grinch, pad credit, self-play: up to this many draws at a time (where the pile and a "
+    vine_pairs: int = Field(0, ge=0, description="Grinch, pad credit: up to this many draws at a time (where the pile and a "
                             "seen top are both legal) are branched on a side engine, the taken draw against another legal one, "
-                            "both played to the round's end by the network's most likely moves with the same chance (TRPO's vine "
-                            "with common random numbers); 0: off")
+                            "both played to the round's end by the network's most likely moves (in a game against one of "
+                            "`opponents`, the other seats by a copy of that agent) with the same chance (TRPO's vine with common "
+                            "random numbers); 0: off")
     vine_coef: float = Field(1.0, ge=0, description="weight of the vine pairs' term (training.learner.algos.vine_loss), scaled as "
                              "the normalised advantages")
     vine_form: Literal["logistic", "pg"] = Field("logistic", description="the vine term: 'logistic', |d| softplus(-sign(d) g); 'pg', "
@@ -170,9 +171,9 @@ class LearnerConfig(_Section):
         if self.ppo.oracle_critic and (self.algo != "ppo" or self.game != "grinch"):
             raise ValueError(f"ppo.oracle_critic reveals the Grinch's hidden hands to PPO's value head: it needs game=grinch and algo=ppo, "
                              f"got game={self.game} and algo={self.algo}")
-        if self.ppo.vine_pairs and (self.game != "grinch" or self.algo != "ppo" or self.credit != "pad" or self.opponents):
-            raise ValueError(f"ppo.vine_pairs branches the Grinch's draws in self-play: it needs game=grinch, algo=ppo, credit=pad and no "
-                             f"opponents, got game={self.game}, algo={self.algo}, credit={self.credit}, opponents={dict(self.opponents)}")
+        if self.ppo.vine_pairs and (self.game != "grinch" or self.algo != "ppo" or self.credit != "pad"):
+            raise ValueError(f"ppo.vine_pairs branches the Grinch's draws: it needs game=grinch, algo=ppo and credit=pad, "
+                             f"got game={self.game}, algo={self.algo}, credit={self.credit}")
         if self.ppo.oracle_rows and not self.ppo.oracle_critic:
             raise ValueError("ppo.oracle_rows gives the asymmetric critic the revealed hands' row values: set ppo.oracle_critic=true too")
         if self.ppo.round_baseline and self.ppo.round_coef == 0:

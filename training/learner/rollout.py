@@ -227,8 +227,9 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
     with the other hands revealed (``engine.reveal_hands``), kept as
     ``critic_obs`` for the update; the policy still reads the observation.  ``oracle_rows`` (with
     ``oracle_critic``): the critic's seat tokens also carry every hand's row values (``encode``'s ``seat_hands``).
-    ``vine_pairs`` (PPO, Grinch, pad credit, self-play): up to that many draws at a time are branched on a side
+    ``vine_pairs`` (PPO, Grinch, pad credit): up to that many draws at a time are branched on a side
     engine, the taken draw against another legal one, both played to the round's end with the same chance
+    (the other seats of a ``tables`` slot by a copy of its agent)
     (:class:`training.learner.vine.DrawVines`); the batch's ``vine_*`` arrays hold the pairs.
     ``pad_others`` (pad credit): the weight of the others' mean total in the potential and in the final payment,
     ``(own total - pad_others x mean of the others) / 100``: 1 is the margin reward, 0 each seat's own points.
@@ -263,14 +264,14 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
     if oracle_critic and (algo != "ppo" or not hasattr(engine, "reveal_hands")):
         raise ValueError(f"oracle_critic reads the hidden hands (engine.reveal_hands, the Grinch's batched engine) into PPO's value: "
                          f"it needs algo='ppo' and that engine, got {algo!r} and {type(engine).__name__}")
-    if vine_pairs and (game != "grinch" or algo != "ppo" or credit != "pad" or tables is not None):
-        raise ValueError(f"vine_pairs branches the Grinch's draws in self-play: it needs game='grinch', algo='ppo', credit='pad' and no "
-                         f"tables, got {game!r}, {algo!r}, {credit!r}, tables={'set' if tables is not None else None}")
+    if vine_pairs and (game != "grinch" or algo != "ppo" or credit != "pad"):
+        raise ValueError(f"vine_pairs branches the Grinch's draws: it needs game='grinch', algo='ppo' and credit='pad', "
+                         f"got {game!r}, {algo!r}, {credit!r}")
     vines = None
     if vine_pairs:
         from training.learner.vine import DrawVines
 
-        vines = DrawVines(engine, vine_pairs, seed=int(rng.integers(2**63)))
+        vines = DrawVines(engine, vine_pairs, seed=int(rng.integers(2**63)), tables=tables)
     if oracle_rows and not oracle_critic:
         raise ValueError("oracle_rows gives the asymmetric critic the revealed hands' row values: it needs oracle_critic")
     if round_cut and (credit != "pad" or algo != "ppo"):

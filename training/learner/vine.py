@@ -3,7 +3,8 @@
 At a network decision where the seat may draw blind from the pile or take a seen discard-pile top, the game is
 copied twice into a side engine (:meth:`VectorGrinch.copy_slots` with ``source``: the whole state, the draw pile's
 order included); one copy takes the action the policy sampled, the other another legal draw, picked uniformly.
-Both copies are then played on to the end of that round by the network's most likely action at every seat, and
+Both copies are then played on to the end of that round by the network's most likely action at every seat (at a
+table with fixed opponents, :class:`training.learner.rollout.Tables`, the other seats by a copy of their agent), and
 meet the same chance (the pile's order) wherever the two actions leave it the same.  The difference of the
 deciding seat's banked margin when the round ends (points / 100, the margin reward's units) is the value of the
 other draw against the taken one, with the deal's and the pile's noise shared by both branches: the noise that
@@ -14,6 +15,8 @@ logits (``ppo.vine_coef``).
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import torch
 
@@ -22,9 +25,14 @@ from training.learner.net import TokenNet
 
 
 class DrawVines:
-    """Up to ``pairs`` branch pairs in flight beside a rollout on ``engine`` (a ``VectorGrinch`` of one table size)."""
+    """Up to ``pairs`` branch pairs in flight beside a rollout on ``engine`` (a ``VectorGrinch`` of one table size).
 
-    def __init__(self, engine, pairs: int, seed: int) -> None:
+    ``tables``: the rollout's fixed opponents; a branch from one of their slots plays the other seats by a copy of
+    that slot's agent (seeded from ``seed``, so the rollout's own agents' streams are untouched), the deciding seat
+    by the network.
+    """
+
+    def __init__(self, engine, pairs: int, seed: int, tables=None) -> None:
         from grinch_env.grinch.game import DRAW_DISCARD_BASE, DRAW_PILE_ACTION, SCORE_BASE
         from grinch_env.grinch.vector import VectorGrinch
 
@@ -37,7 +45,15 @@ class DrawVines:
         self.n = int(sizes[0])
         self.side = VectorGrinch(2 * pairs, self.n, seed=seed, bonus_layout=engine.layout, reward_mode=engine.reward_mode,
                                  backend=engine.backend)
-        self.obs, self.mask, _ = self.side.reset()
+        self.obs, self.mask, self.cur = self.side.reset()
+        self.agent_of = np.full(engine.num_envs, -1, np.int64)  # each rollout slot's opponent group (-1: self-play)
+        self.agents = []
+        for g, (slots, agent) in enumerate([] if tables is None else tables.groups):
+            self.agent_of[np.asarray(slots, np.int64)] = g
+            twin = copy.deepcopy(agent)
+            twin.reset(int(np.random.default_rng([seed, g]).integers(2**63)))
+            self.agents.append(twin)
+        self.side_agent = np.full(2 * pairs, -1, np.int64)
         self.draws = np.zeros(SCORE_BASE, bool)
         self.draws[DRAW_PILE_ACTION] = True
         self.draws[DRAW_DISCARD_BASE:SCORE_BASE] = True
@@ -71,7 +87,9 @@ class DrawVines:
         legal[np.arange(take), actions[chosen]] = False
         alt = (rng.random(legal.shape) * legal).argmax(1)  # a uniform other legal draw
         rounds = engine.rounds()[chosen]
-        self.obs, self.mask, _ = self.side.copy_slots(np.repeat(chosen, 2), np.stack([2 * pairs, 2 * pairs + 1], 1).reshape(-1), source=engine)
+        self.obs, self.mask, self.cur = self.side.copy_slots(np.repeat(chosen, 2), np.stack([2 * pairs, 2 * pairs + 1], 1).reshape(-1),
+                                                             source=engine)
+        self.side_agent[2 * pairs] = self.side_agent[2 * pairs + 1] = self.agent_of[chosen]
         self.busy[pairs] = True
         self.where[pairs, 0] = step
         self.where[pairs, 1] = chosen
@@ -91,14 +109,19 @@ class DrawVines:
         first = running & (self.pending >= 0)
         actions[first] = self.pending[first]
         self.pending[first] = -1
-        rest = np.flatnonzero(running & ~first)
+        opp = running & ~first & (self.side_agent >= 0) & (self.cur != np.repeat(self.seat, 2))
+        for g, agent in enumerate(self.agents):
+            theirs = np.flatnonzero(opp & (self.side_agent == g))
+            if len(theirs):
+                actions[theirs] = np.asarray(agent.act_batch(self.obs[theirs], self.mask[theirs]), dtype=np.int64)
+        rest = np.flatnonzero(running & ~first & ~opp)
         if len(rest):
             st, at = encode(self.obs[rest])
             with torch.no_grad():
                 logits = net(st, at)[0]
             m = torch.from_numpy(self.mask[rest].astype(bool))
             actions[rest] = torch.where(m, logits, torch.full_like(logits, -1e9)).argmax(1).numpy()
-        self.obs, self.mask, _, _, dones = self.side.step(actions)
+        self.obs, self.mask, self.cur, _, dones = self.side.step(actions)
         slots = np.flatnonzero(running)
         pair = slots // 2
         over = dones[slots] | (self.side.rounds()[slots] != self.round[pair])
