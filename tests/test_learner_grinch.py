@@ -733,3 +733,30 @@ def test_dmc_td_lambda_bootstraps_on_the_next_taken_actions_q():
     with pytest.raises(ValueError, match="without dmc.round_target"):
         load_config(None, ["game=grinch", "num_players=2", "algo=dmc", "credit=pad", "dmc.td_lambda=0.5", "dmc.round_target=true"])
     assert load_config(None, ["game=gnoming", "algo=dmc", "dmc.td_lambda=0.8"]).dmc.td_lambda == 0.8
+
+
+def test_card_after_gives_every_card_token_the_hand_with_that_card_added_or_removed():
+    """Seat 1 holds W3 (card 5), O5 (33), P3 (41), P6 (47), its Rainbow used: with P4 (42) the hand W3 O5 P3 P4 P6
+    scores Wreaths 3, Noise 0, Ornaments 5, Presents 13, Rainbow used, no Match, Run 3-4-5-6 = 15, and both bonuses
+    hold (W3 +5 with a Present, P3 +5 with an Ornament): 10; a card of the hand reads the hand without it (the
+    discard's afterstate: without P3, W3's +5 only)."""
+    from grinch_env.grinch import encoding as enc
+
+    game = Game(3, rng=0)
+    game.score_sheet[1][4] = 12
+    game.totals[1] = 12
+    obs = enc.encode(game, 1)[None]
+    d, ca = rt.NUM_IDS, rt.C_AFTER
+    plain = rt.encode_batch(obs)[0][0]
+    st, at = rt.encode_batch(obs, card_after=True)
+    cards = st[0, rt.C0:]
+    points = np.rint(cards[:, d + ca:d + ca + 7] * rt.MAX_ROW_VALUE)
+    np.testing.assert_array_equal(points[42], [3, 0, 5, 13, 0, 0, 15])
+    bonus = cards[:, d + ca + 7] * rt._layout("standard").scales.bonus
+    assert bonus[42] == pytest.approx(10.0) and bonus[41] == pytest.approx(5.0)
+    np.testing.assert_array_equal(points[41], [3, 0, 5, 6, 0, 0, 0])  # P3 out: as the discard's token
+    np.testing.assert_allclose(cards[[5, 33, 41, 47], d + ca:d + ca + 8], at[0, [5, 33, 41, 47], d:d + 8], atol=1e-6)
+    # without the flag those columns are 0 and everything else is the same
+    assert not plain[rt.C0:, d + ca:d + ca + 8].any()
+    st[0, rt.C0:, d + ca:d + ca + 8] = 0
+    np.testing.assert_array_equal(st[0], plain)

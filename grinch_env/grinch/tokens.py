@@ -86,6 +86,7 @@ N_TOKENS = C0 + NUM_CARDS  # 55
 # Where a card is, as the observer knows it (card tokens' POS column).
 LOC_UNSEEN, LOC_HAND, LOC_PILE, LOC_TOP, LOC_SECOND, LOC_KNOWN = range(6)
 G_MARGIN = 29  # the global token's dense column of the banked margin (after the observation's 29 global features)
+C_AFTER = 11  # card tokens' first dense column of the afterstate values (encode_batch's card_after; 8 columns)
 S_HAND = 18  # seat tokens' first dense column of the hand values (encode_batch's seat_hands; 9 columns)
 
 A_DISCARD, A_DRAW_PILE, A_DRAW_DISCARD, A_SCORE = 1, 2, 3, 4
@@ -158,7 +159,7 @@ def hand_values(hands: np.ndarray, bonus_layout: str | Mapping | tuple = "standa
 
 
 def encode_batch(obs: np.ndarray, masks: np.ndarray | None = None, bonus_layout: str | Mapping | tuple = "standard",
-                 seat_hands: bool = False) -> tuple[np.ndarray, np.ndarray]:
+                 seat_hands: bool = False, card_after: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Return ``(state float32[B, N_TOKENS, TOKEN_DIM], actions float32[B, NUM_ACTIONS, ACTION_DIM])`` of observations ``[B, 1337]``.
 
     Illegal actions get tokens too (the network masks them); ``masks`` is
@@ -172,6 +173,12 @@ def encode_batch(obs: np.ndarray, masks: np.ndarray | None = None, bonus_layout:
     (a used row reads 0, as in the action tokens), the bonus, and the points
     its best open row would write.  Off (the default) those columns are 0: an
     agent's tokens never carry them.
+
+    ``card_after`` (an input under study, ``docs/results/learner_grinch_draws/bc_teacher.py``; not in any
+    shipped network): every card token also gets the row values (open rows only, as the action tokens) and bonus
+    of the observer's hand with that card added, or removed for a card in the hand, in the columns ``C_AFTER`` on:
+    the rules applied to each possible next hand, for attention over the unseen cards to average into a blind
+    draw's worth (no average is computed here).
     """
     obs = np.asarray(obs, dtype=np.float32)
     if obs.ndim != 2 or obs.shape[1] != enc.OBS_SIZE:
@@ -231,6 +238,13 @@ def encode_batch(obs: np.ndarray, masks: np.ndarray | None = None, bonus_layout:
     c[..., POS] = loc
     c[..., SEAT] = owner
     c[..., d:d + lay.card_dense.shape[1]] = lay.card_dense
+    if card_after:
+        eye = np.eye(NUM_CARDS, dtype=np.float32)
+        after = np.abs(hand[:, None, :] - eye[None])  # [B, 48, 48]: the hand with card c added, or removed if held
+        rows, bonus = hand_values(after, lay.table)
+        rows = rows * (obs[:, None, enc.ROW_USED:enc.ROW_USED + NUM_ROWS] < 0.5)
+        c[..., d + C_AFTER:d + C_AFTER + NUM_ROWS] = rows / MAX_ROW_VALUE
+        c[..., d + C_AFTER + NUM_ROWS] = bonus / lay.scales.bonus
 
     return st, _action_tokens(obs, hand, top, second, lay)
 

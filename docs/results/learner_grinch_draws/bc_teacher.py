@@ -7,10 +7,13 @@ beats greedy, and what the from-scratch learner lacks is the learning signal or 
 the size is a limit first.  A diagnosis only: issue #23 forbids shipping weights learned from another agent.
 docs/results/learner_grinch.md, fourteenth session.
 
-    OMP_NUM_THREADS=1 PYTHONPATH=. python docs/results/learner_grinch_draws/bc_teacher.py [TEACHER] [TRAIN_GAMES] [STEPS] [SIZES]
+    OMP_NUM_THREADS=1 PYTHONPATH=. python docs/results/learner_grinch_draws/bc_teacher.py [TEACHER] [TRAIN_GAMES] [STEPS] [SIZES] [INPUT] [GAMES]
 
-``SIZES``: comma-separated ``d_model:layers`` (default ``32:1,64:2``).  The teacher's decisions are cached in
-``/tmp/bc_TEACHER_GAMES.npz``.
+``SIZES``: comma-separated ``d_model:layers`` (default ``32:1,64:2``).  ``INPUT``: ``tokens`` (the learner's, the
+default) or ``card_after`` (card tokens also carry the afterstate of the hand with that card,
+``grinch_env.grinch.tokens.encode_batch``'s ``card_after``; an input under study, which the learner's
+checkpoints cannot load, so such a clone is played here: ``GAMES`` seat-rotated games against greedy, seed 4242,
+default 0).  The teacher's decisions are cached in ``/tmp/bc_TEACHER_GAMES_SEED.npz``.
 """
 import sys
 import time
@@ -19,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from grinch_env.grinch import tokens as rt
 from grinch_env.grinch.game import DRAW_DISCARD_BASE, DRAW_PILE_ACTION, SCORE_BASE
 from training.learner.config import load_config
 from training.learner.probe import _decisions_against_greedy
@@ -30,6 +34,15 @@ teacher = sys.argv[1] if len(sys.argv) > 1 else "expectimax"
 train_games = int(sys.argv[2]) if len(sys.argv) > 2 else 600
 steps = int(sys.argv[3]) if len(sys.argv) > 3 else 6000
 sizes = [tuple(int(x) for x in s.split(":")) for s in (sys.argv[4] if len(sys.argv) > 4 else "32:1,64:2").split(",")]
+card_after = (sys.argv[5] if len(sys.argv) > 5 else "tokens") == "card_after"
+match_games = int(sys.argv[6]) if len(sys.argv) > 6 else 0
+
+
+def tokens(obs: np.ndarray):
+    if not card_after:
+        return encode("grinch", obs)
+    st, at = rt.encode_batch(np.asarray(obs, np.float32), card_after=True)
+    return torch.from_numpy(st), torch.from_numpy(at)
 
 
 def decisions(games: int, seed: int):
@@ -54,13 +67,13 @@ print(f"decisions with a choice: train {len(tr[2])} ({train_games} games), held 
       f"draws blind in {(tr[2][draw_rows] == DRAW_PILE_ACTION).mean():.2f} of its draws "
       f"(pile and a top legal in {(tr[1][draw_rows][:, DRAW_PILE_ACTION] & tr[1][draw_rows][:, DRAW_DISCARD_BASE:SCORE_BASE].any(1)).mean():.2f})",
       flush=True)
-st_tr, at_tr = encode("grinch", tr[0])
-st_te, at_te = encode("grinch", te[0])
+st_tr, at_tr = tokens(tr[0])
+st_te, at_te = tokens(te[0])
 m_tr, m_te = torch.from_numpy(tr[1]), torch.from_numpy(te[1])
 a_tr = torch.from_numpy(tr[2])
 
 for d, layers in sizes:
-    name = f"grinch_bc_{teacher}_d{d}_l{layers}"
+    name = f"grinch_bc_{teacher}_d{d}_l{layers}" + ("_after" if card_after else "")
     cfg = load_config("configs/learner_grinch.yaml", [f"run_name={name}", f"net.d_model={d}", f"net.layers={layers}", f"net.ff={2 * d}"])
     torch.manual_seed(0)
     trainer = Trainer(cfg)
@@ -90,3 +103,19 @@ for d, layers in sizes:
     net.eval()
     cfg.run_dir.mkdir(parents=True, exist_ok=True)
     print(f"saved {trainer.save()}", flush=True)
+    if match_games:
+        from grinch_env.evaluation.evaluate import evaluate
+
+        class Clone:
+            name = name
+
+            def reset(self, seed=None):
+                pass
+
+            def act(self, observation, action_mask, net=net):
+                with torch.no_grad():
+                    logits = net(*tokens(np.asarray(observation)[None]))[0][0].numpy()
+                legal = np.flatnonzero(action_mask)
+                return int(legal[int(np.argmax(logits[legal]))])
+
+        print(evaluate([Clone(), "greedy"], num_players=2, num_games=match_games, seed=4242, game="grinch").table(), flush=True)
