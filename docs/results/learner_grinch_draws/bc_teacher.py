@@ -9,6 +9,9 @@ docs/results/learner_grinch.md, fourteenth session.
 
     OMP_NUM_THREADS=1 PYTHONPATH=. python docs/results/learner_grinch_draws/bc_teacher.py [TEACHER] [TRAIN_GAMES] [STEPS] [SIZES] [INPUT] [GAMES]
 
+It first prints how often the teacher, re-seeded, agrees with itself on the held-out decisions: the ceiling of any
+clone's agreement (an agent that samples, as ``expectimax``, does not always repeat its choice).
+
 ``SIZES``: comma-separated ``d_model:layers`` (default ``32:1,64:2``).  ``INPUT``: ``tokens`` (the learner's, the
 default) or ``card_after`` (card tokens also carry the afterstate of the hand with that card,
 ``grinch_env.grinch.tokens.encode_batch``'s ``card_after``; an input under study, which the learner's
@@ -33,6 +36,8 @@ torch.set_num_threads(1)
 teacher = sys.argv[1] if len(sys.argv) > 1 else "expectimax"
 train_games = int(sys.argv[2]) if len(sys.argv) > 2 else 600
 steps = int(sys.argv[3]) if len(sys.argv) > 3 else 6000
+if steps < 4:
+    raise SystemExit(f"STEPS must be at least 4 (progress is printed every STEPS / 4), got {steps}")
 sizes = [tuple(int(x) for x in s.split(":")) for s in (sys.argv[4] if len(sys.argv) > 4 else "32:1,64:2").split(",")]
 card_after = (sys.argv[5] if len(sys.argv) > 5 else "tokens") == "card_after"
 match_games = int(sys.argv[6]) if len(sys.argv) > 6 else 0
@@ -67,6 +72,15 @@ print(f"decisions with a choice: train {len(tr[2])} ({train_games} games), held 
       f"draws blind in {(tr[2][draw_rows] == DRAW_PILE_ACTION).mean():.2f} of its draws "
       f"(pile and a top legal in {(tr[1][draw_rows][:, DRAW_PILE_ACTION] & tr[1][draw_rows][:, DRAW_DISCARD_BASE:SCORE_BASE].any(1)).mean():.2f})",
       flush=True)
+# How often the teacher agrees with itself (another seed) on the held-out decisions: the ceiling of any clone's agreement.
+from grinch_env.agents import make_agent  # noqa: E402
+
+twin = make_agent(teacher, num_players=2, game="grinch")
+twin.reset(12345)
+again = np.array([twin.act(o, m.astype(np.int8)) for o, m in zip(te[0], te[1])])
+same = again == te[2]
+print("the teacher against itself (another seed), held out: all "
+      f"{same.mean():.3f}; " + ", ".join(f"{k} {same[te[3] == i].mean():.3f}" for i, k in enumerate(["draw", "discard", "score"])), flush=True)
 st_tr, at_tr = tokens(tr[0])
 st_te, at_te = tokens(te[0])
 m_tr, m_te = torch.from_numpy(tr[1]), torch.from_numpy(te[1])
