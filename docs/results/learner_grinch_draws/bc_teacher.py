@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from grinch_env.grinch import encoding as enc
 from grinch_env.grinch import tokens as rt
 from grinch_env.grinch.game import DRAW_DISCARD_BASE, DRAW_PILE_ACTION, SCORE_BASE
 from training.learner.config import load_config
@@ -79,8 +80,18 @@ twin = make_agent(teacher, num_players=2, game="grinch")
 twin.reset(12345)
 again = np.array([twin.act(o, m.astype(np.int8)) for o, m in zip(te[0], te[1])])
 same = again == te[2]
+turn_te = te[0][:, enc.TURN:enc.TURN + 3].argmax(1)  # the round's turn (0, 1, 2) of each held-out decision
+
+
+def by_turn(ok: np.ndarray) -> str:
+    """Agreement of the draws and the discards by the round's turn."""
+    return "; ".join(f"{k} by turn " + " / ".join(f"{ok[(te[3] == i) & (turn_te == t)].mean():.3f}" for t in range(3))
+                     for i, k in enumerate(["draw", "discard"]))
+
+
 print("the teacher against itself (another seed), held out: all "
-      f"{same.mean():.3f}; " + ", ".join(f"{k} {same[te[3] == i].mean():.3f}" for i, k in enumerate(["draw", "discard", "score"])), flush=True)
+      f"{same.mean():.3f}; " + ", ".join(f"{k} {same[te[3] == i].mean():.3f}" for i, k in enumerate(["draw", "discard", "score"]))
+      + f"; {by_turn(same)}", flush=True)
 st_tr, at_tr = tokens(tr[0])
 st_te, at_te = tokens(te[0])
 m_tr, m_te = torch.from_numpy(tr[1]), torch.from_numpy(te[1])
@@ -115,6 +126,9 @@ for d, layers in sizes:
                   f"held out {agreement(st_te, at_te, m_te, te)} ({time.process_time() - start:.0f} CPU-s)", flush=True)
             net.train()
     net.eval()
+    with torch.no_grad():
+        logits = torch.cat([net(st_te[i:i + 2048], at_te[i:i + 2048])[0] for i in range(0, len(st_te), 2048)])
+    print(f"  d {d} layers {layers}, held out: {by_turn(logits.masked_fill(~m_te, -1e9).argmax(1).numpy() == te[2])}", flush=True)
     cfg.run_dir.mkdir(parents=True, exist_ok=True)
     print(f"saved {trainer.save()}", flush=True)
     if match_games:
