@@ -158,6 +158,13 @@ def hand_values(hands: np.ndarray, bonus_layout: str | Mapping | tuple = "standa
     return rows.reshape(*shape, NUM_ROWS), bonus.reshape(shape)
 
 
+def _open_values(hands: np.ndarray, used: np.ndarray, lay: _Layout) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(rows, bonus)`` of 0/1 hands ``[..., 48]`` (:func:`hand_values`), a row the seat has used (``used[..., 7]``,
+    broadcast against the hands' leading axes) reading 0: the rows the rules still let it write."""
+    rows, bonus = hand_values(hands, lay.table)
+    return rows * (used < 0.5), bonus
+
+
 def encode_batch(obs: np.ndarray, masks: np.ndarray | None = None, bonus_layout: str | Mapping | tuple = "standard",
                  seat_hands: bool = False, card_after: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Return ``(state float32[B, N_TOKENS, TOKEN_DIM], actions float32[B, NUM_ACTIONS, ACTION_DIM])`` of observations ``[B, 1337]``.
@@ -214,8 +221,7 @@ def encode_batch(obs: np.ndarray, masks: np.ndarray | None = None, bonus_layout:
     if seat_hands:
         held = known.copy()
         held[:, 0] = hand
-        rows, bonus = hand_values(held, lay.table)  # [B, 6, 7], [B, 6]
-        rows = rows * (obs[:, enc.ROW_USED:enc.ROW_POINTS].reshape(b, MAX_PLAYERS, NUM_ROWS) < 0.5)
+        rows, bonus = _open_values(held, obs[:, enc.ROW_USED:enc.ROW_POINTS].reshape(b, MAX_PLAYERS, NUM_ROWS), lay)  # [B, 6, 7], [B, 6]
         s[..., d + S_HAND:d + S_HAND + NUM_ROWS] = rows / MAX_ROW_VALUE
         s[..., d + S_HAND + NUM_ROWS] = bonus / lay.scales.bonus
         s[..., d + S_HAND + NUM_ROWS + 1] = (rows.max(-1) + bonus) / lay.scales.points
@@ -241,8 +247,7 @@ def encode_batch(obs: np.ndarray, masks: np.ndarray | None = None, bonus_layout:
     if card_after:
         eye = np.eye(NUM_CARDS, dtype=np.float32)
         after = np.abs(hand[:, None, :] - eye[None])  # [B, 48, 48]: the hand with card c added, or removed if held
-        rows, bonus = hand_values(after, lay.table)
-        rows = rows * (obs[:, None, enc.ROW_USED:enc.ROW_USED + NUM_ROWS] < 0.5)
+        rows, bonus = _open_values(after, obs[:, None, enc.ROW_USED:enc.ROW_USED + NUM_ROWS], lay)
         c[..., d + C_AFTER:d + C_AFTER + NUM_ROWS] = rows / MAX_ROW_VALUE
         c[..., d + C_AFTER + NUM_ROWS] = bonus / lay.scales.bonus
 
@@ -261,9 +266,7 @@ def banked_margin(obs: np.ndarray, lay: _Layout | None = None) -> np.ndarray:
     The margin reward (``grinch_env.grinch.game.terminal_rewards``) of the
     score pads as they stand: after the last round it is the game's reward.
     """
-    totals = seat_totals(obs, lay).astype(np.float64)
-    n = (np.asarray(obs[:, enc.AT_TABLE:enc.AT_TABLE + MAX_PLAYERS]) > 0).sum(1)
-    return ((totals[:, 0] - (totals.sum(1) - totals[:, 0]) / np.maximum(n - 1, 1)) / MARGIN_SCALE).astype(np.float32)
+    return banked_points(obs, 1.0, lay)
 
 
 def banked_points(obs: np.ndarray, others: float = 0.0, lay: _Layout | None = None) -> np.ndarray:
@@ -290,8 +293,7 @@ def _action_tokens(obs: np.ndarray, hand: np.ndarray, top: np.ndarray, second: n
     discards = hand[:, None, :] * (1 - eye)[None]  # [B, 48, 48]
     draws = np.minimum(hand[:, None, :] + top, 1)  # [B, 6, 48]
     after = np.concatenate([discards, hand[:, None, :], draws], axis=1)  # [B, 55, 48]
-    rows, bonus = hand_values(after, lay.table)
-    rows = rows * (obs[:, None, enc.ROW_USED:enc.ROW_USED + NUM_ROWS] < 0.5)  # the rows this seat can still write (v3)
+    rows, bonus = _open_values(after, obs[:, None, enc.ROW_USED:enc.ROW_USED + NUM_ROWS], lay)  # the rows this seat can still write (v3)
     feats = np.concatenate([rows / MAX_ROW_VALUE, (bonus / lay.scales.bonus)[..., None]], axis=-1)  # [B, 55, 8]
     at[:, :SCORE_BASE, d:d + 8] = feats
     at[:, :DRAW_PILE_ACTION, TYPE] = A_DISCARD

@@ -283,8 +283,10 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
                          f"got credit={credit!r} and {pad_others!r}")
     if not 0.0 <= td_lambda <= 1.0 or (td_lambda != 1.0 and algo != "dmc"):
         raise ValueError(f"td_lambda bootstraps Deep Monte-Carlo's Q targets: it needs algo='dmc' and a value in [0, 1], got {algo!r} and {td_lambda!r}")
+    if td_lambda != 1.0 and round_target:
+        raise ValueError("td_lambda bootstraps Q on the whole game's return: it cannot be combined with round_target")
     if credit == "pad":
-        from grinch_env.grinch.tokens import banked_margin, banked_points
+        from grinch_env.grinch.tokens import banked_points
     pad_final = []
     while active.any():
         mine = active & ((learner_seat < 0) | (seat == learner_seat))
@@ -327,10 +329,7 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
                     a[explore] = pick
                 val[idx] = q.numpy()[np.arange(len(idx)), a]
                 actions[idx] = a
-        phi = None
-        if credit == "pad":
-            phi = banked_margin(obs) if pad_others == 1.0 else banked_points(obs, pad_others)
-        _record(rec, obs, mask, actions, logp, val, rval, seat, active, mine, phi)
+        _record(rec, obs, mask, actions, logp, val, rval, seat, active, mine, banked_points(obs, pad_others) if credit == "pad" else None)
         if vines is not None:
             vines.advance(net, lambda o: encode(game, o))
         if oracle_critic:
@@ -369,8 +368,6 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
         adv, _ = seat_gae(arr["val"], arr["seat"], arr["done"], arr["rew"], gamma, gae_lambda)
         ret = adv + arr["val"]
     if algo != "ppo" and td_lambda < 1.0:
-        if round_target:
-            raise ValueError("td_lambda bootstraps Q on the whole game's return: it cannot be combined with round_target")
         if credit == "pad":
             adv = seat_gae_dense(arr["val"], arr["seat"], arr["done"], step, gamma, td_lambda)
         else:
