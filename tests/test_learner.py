@@ -90,6 +90,56 @@ def test_network_fits_known_values_of_a_fixed_deal():
     assert np.abs(q - targets).max() < 0.02, (q, targets)
 
 
+@pytest.mark.parametrize("game", ["grinch", "gnoming"])
+def test_raw_dense_and_action_context_reach_the_action_mlp(game):
+    """``raw_dense`` feeds each action token's dense columns to the action MLP as they are, ``action_context`` the
+    encoded global and own-seat tokens: with every other input of the MLP's first layer zeroed, the logits move with the
+    actions' dense columns only under raw_dense and with the global token only under action_context, and they tell
+    actions apart only under raw_dense (the context is the same for every action)."""
+    torch.manual_seed(0)
+    engine = _engine(game, 3, 1, "margin")
+    st, at = encode(game, engine.reset(seed=0)[0][:1])
+    d = 16
+    for raw, ctx in ((False, False), (True, False), (False, True), (True, True)):
+        net = TokenNet(d_model=d, heads=2, ff=16, raw_dense=raw, action_context=ctx)
+        first = net.action_mlp[0]
+        assert first.in_features == (5 if ctx else 3) * d + (32 if raw else 0)
+        assert net.config["raw_dense"] is raw and net.config["action_context"] is ctx
+        with torch.no_grad():
+            keep = torch.zeros(first.in_features, dtype=torch.bool)
+            keep[3 * d:] = True  # the context tokens and the raw dense columns, whichever exist
+            first.weight[:, ~keep] = 0
+            base = net(st, at)[0]
+            dense_moved = at.clone()
+            dense_moved[0, :, 4] += 1.0  # every action's first dense column
+            global_moved = st.clone()
+            global_moved[0, 0, 4:] += 1.0  # the global token's dense columns
+            # only an action's own columns tell actions apart: without raw_dense every logit is alike
+            assert torch.allclose(base, base[:, :1].expand_as(base)) == (not raw)
+            assert (not torch.allclose(net(st, dense_moved)[0], base)) == raw
+            assert (not torch.allclose(net(global_moved, at)[0], base)) == ctx
+
+
+@pytest.mark.parametrize("game", ["grinch", "gnoming"])
+def test_action_card_ids_off_reads_what_an_action_does_not_which_card(game):
+    """Without ``action_card_ids`` an action token's card columns do not reach its embedding: changing them leaves
+    every output as it was, while the default network's logits move; the type, position and dense columns still count."""
+    torch.manual_seed(0)
+    st, at = encode(game, _engine(game, 3, 1, "margin").reset(seed=0)[0][:1])
+    renamed = at.clone()
+    renamed[..., 1] = (renamed[..., 1] + 7) % 50  # other card ids in the card and second-card columns
+    renamed[..., 2] = (renamed[..., 2] + 3) % 50
+    moved = at.clone()
+    moved[..., 4] += 1.0  # the first dense column
+    with torch.no_grad():
+        off = TokenNet(d_model=16, heads=2, ff=16, action_card_ids=False)
+        assert off.config["action_card_ids"] is False
+        assert torch.equal(off(st, renamed)[0], off(st, at)[0])
+        assert not torch.allclose(off(st, moved)[0], off(st, at)[0])
+        on = TokenNet(d_model=16, heads=2, ff=16)
+        assert not torch.allclose(on(st, renamed)[0], on(st, at)[0])
+
+
 def test_ppo_update_raises_the_probability_of_an_advantaged_action():
     torch.manual_seed(0)
     net = TokenNet(d_model=16, heads=2, ff=16)

@@ -30,6 +30,9 @@ class NetConfig(_Section):
     value_global: bool = Field(False, description="the value head reads the encoded global token beside the pooled state")
     round_value: bool = Field(False, description="a second value head: the margin the seat's current round will still bank "
                               "(Grinch, pad credit; trained with ppo.round_coef)")
+    raw_dense: bool = Field(False, description="the action MLP also reads the action tokens' dense columns unnormalised")
+    action_context: bool = Field(False, description="the action MLP also reads the encoded global and own-seat tokens")
+    action_card_ids: bool = Field(True, description="action tokens embed their card ids (false: only type, position and dense columns)")
 
     @model_validator(mode="after")
     def _heads_divide(self) -> NetConfig:

@@ -10,7 +10,16 @@ cross-attention layer) and an MLP reads ``[action, attended state, pooled
 state]`` to give its logit and its Q-value.  The value head reads the pooled
 state, and with ``value_global`` also the encoded global token (the first state
 token in both games: Grinch's carries the banked margin, which a mean over 55
-tokens dilutes).  Nothing in it depends on the number of seats.
+tokens dilutes).  With ``raw_dense`` the action MLP also reads each action
+token's dense columns as they are (the embedding's layer norm rescales them
+together with the id embeddings, so a row value's size reaches the MLP only
+relative to the rest of the token).  With ``action_context`` it also reads the encoded
+first two state tokens (in both games the global token and the acting seat's own
+token: the score pad, rounds left), which the mean over every token dilutes.  Without
+``action_card_ids`` an action token is embedded without its card ids (only its
+type, position and dense columns: what the action does, not which card it moves),
+so that the action head cannot tell actions apart by memorised card identities.
+Nothing in it depends on the number of seats.
 """
 
 from __future__ import annotations
@@ -25,8 +34,9 @@ from training.model import MaskedCategorical
 class _Embed(nn.Module):
     """Sum of id embeddings and a linear map of the dense features."""
 
-    def __init__(self, d_model: int, cards: nn.Embedding, second_card: bool) -> None:
+    def __init__(self, d_model: int, cards: nn.Embedding, second_card: bool, card_ids: bool = True) -> None:
         super().__init__()
+        self.card_ids = card_ids
         self.kind = nn.Embedding(layout.TYPE_VOCAB, d_model)
         self.cards = cards
         self.second_card = second_card
@@ -38,6 +48,8 @@ class _Embed(nn.Module):
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         ids = tokens[..., : layout.NUM_IDS].long()
         third = ids[..., 2]
+        if not self.card_ids:  # an action token without its cards: what it does, not which card it moves
+            return self.norm(self.kind(ids[..., 0]) + self.pos(ids[..., 3]) + self.dense(tokens[..., layout.NUM_IDS:]))
         x = self.kind(ids[..., 0]) + self.cards(ids[..., 1]) + self.pos(ids[..., 3]) + self.dense(tokens[..., layout.NUM_IDS:])
         # the action tokens' third column is a second card: it shares the card embedding (plus its own marker table)
         x = x + (self.cards(third) + self.third(third) if self.second_card else self.third(third))
@@ -48,17 +60,22 @@ class TokenNet(nn.Module):
     """Policy logits, Q-values and a state value from state and action tokens (module docstring)."""
 
     def __init__(self, d_model: int = 64, layers: int = 2, heads: int = 4, ff: int = 128, value_global: bool = False,
-                 round_value: bool = False) -> None:
+                 round_value: bool = False, raw_dense: bool = False, action_context: bool = False,
+                 action_card_ids: bool = True) -> None:
         super().__init__()
-        self.config = {"d_model": d_model, "layers": layers, "heads": heads, "ff": ff, "value_global": value_global, "round_value": round_value}
+        self.config = {"d_model": d_model, "layers": layers, "heads": heads, "ff": ff, "value_global": value_global, "round_value": round_value,
+                       "raw_dense": raw_dense, "action_context": action_context,
+                       "action_card_ids": action_card_ids}
         self.value_global = value_global
+        self.raw_dense = raw_dense
+        self.action_context = action_context
         self.cards = nn.Embedding(layout.CARD_VOCAB, d_model)
         self.state_embed = _Embed(d_model, self.cards, second_card=False)
-        self.action_embed = _Embed(d_model, self.cards, second_card=True)
+        self.action_embed = _Embed(d_model, self.cards, second_card=True, card_ids=action_card_ids)
         layer = nn.TransformerEncoderLayer(d_model, heads, ff, dropout=0.0, batch_first=True, norm_first=True)
         self.encoder = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
         self.cross = nn.MultiheadAttention(d_model, heads, batch_first=True)
-        self.action_mlp = nn.Sequential(nn.Linear(3 * d_model, ff), nn.ReLU(), nn.Linear(ff, ff), nn.ReLU())
+        self.action_mlp = nn.Sequential(nn.Linear((5 if action_context else 3) * d_model + (layout.NUM_DENSE if raw_dense else 0), ff), nn.ReLU(), nn.Linear(ff, ff), nn.ReLU())
         self.logit = nn.Linear(ff, 1)
         self.q = nn.Linear(ff, 1)
         self.value = nn.Sequential(nn.Linear(2 * d_model if value_global else d_model, ff), nn.ReLU(), nn.Linear(ff, 1))
@@ -82,7 +99,12 @@ class TokenNet(nn.Module):
         pooled = (h * keep).sum(1) / keep.sum(1).clamp(min=1.0)
         a = self.action_embed(actions)
         read, _ = self.cross(a, h, h, key_padding_mask=pad, need_weights=False)
-        z = self.action_mlp(torch.cat([a, read, pooled.unsqueeze(1).expand_as(a)], dim=-1))
+        parts = [a, read, pooled.unsqueeze(1).expand_as(a)]
+        if self.action_context:  # the global token and the acting seat's own token (never padding in either game)
+            parts += [h[:, 0:1].expand_as(a), h[:, 1:2].expand_as(a)]
+        if self.raw_dense:
+            parts.append(actions[..., layout.NUM_IDS:])
+        z = self.action_mlp(torch.cat(parts, dim=-1))
         v_in = torch.cat([pooled, h[:, 0]], dim=-1) if self.value_global else pooled  # token 0 is the global token (never padding)
         round_value = self.round_value(v_in).squeeze(-1) if self.round_value is not None else None
         return self.logit(z).squeeze(-1), self.q(z).squeeze(-1), self.value(v_in).squeeze(-1), round_value
