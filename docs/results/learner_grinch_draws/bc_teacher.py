@@ -7,16 +7,19 @@ beats greedy, and what the from-scratch learner lacks is the learning signal or 
 the size is a limit first.  A diagnosis only: issue #23 forbids shipping weights learned from another agent.
 docs/results/learner_grinch.md, fourteenth session.
 
-    OMP_NUM_THREADS=1 PYTHONPATH=. python docs/results/learner_grinch_draws/bc_teacher.py [TEACHER] [TRAIN_GAMES] [STEPS] [SIZES] [INPUT] [GAMES]
+    OMP_NUM_THREADS=1 PYTHONPATH=. python docs/results/learner_grinch_draws/bc_teacher.py [TEACHER] [TRAIN_GAMES] [STEPS] [SIZES] [INPUT] [GAMES] [OVERRIDES]
 
 It first prints how often the teacher, re-seeded, agrees with itself on the held-out decisions: the ceiling of any
 clone's agreement (an agent that samples, as ``expectimax``, does not always repeat its choice).
 
 ``SIZES``: comma-separated ``d_model:layers`` (default ``32:1,64:2``).  ``INPUT``: ``tokens`` (the learner's, the
-default) or ``card_after`` (card tokens also carry the afterstate of the hand with that card,
-``grinch_env.grinch.tokens.encode_batch``'s ``card_after``; an input under study, which the learner's
-checkpoints cannot load, so such a clone is played here: ``GAMES`` seat-rotated games against greedy, seed 4242,
-default 0).  The teacher's decisions are cached in ``/tmp/bc_TEACHER_GAMES_SEED.npz``.
+default) or an input under study, which the learner's checkpoints cannot load, so such a clone is played here
+(``GAMES`` seat-rotated games against greedy, seed 4242, default 0): ``card_after`` (card tokens also carry the
+afterstate of the hand with that card, ``grinch_env.grinch.tokens.encode_batch``'s ``card_after``), ``draw_best``
+(a second draw's token also carries, per open row, the best points the hand plus that card writes after the forced
+discard), ``extend`` (every discard's and draw's token also carries, per open row, how many unseen cards would raise
+that row of its afterstate hand), or ``draw_best+extend``.  ``OVERRIDES``: comma-separated config overrides for the
+clone's network, e.g. ``net.raw_dense=true``.  The teacher's decisions are cached in ``/tmp/bc_TEACHER_GAMES_SEED.npz``.
 """
 import sys
 import time
@@ -40,15 +43,72 @@ steps = int(sys.argv[3]) if len(sys.argv) > 3 else 6000
 if steps < 4:
     raise SystemExit(f"STEPS must be at least 4 (progress is printed every STEPS / 4), got {steps}")
 sizes = [tuple(int(x) for x in s.split(":")) for s in (sys.argv[4] if len(sys.argv) > 4 else "32:1,64:2").split(",")]
-card_after = (sys.argv[5] if len(sys.argv) > 5 else "tokens") == "card_after"
+INPUTS = ("tokens", "card_after", "draw_best", "extend", "draw_best+extend")
+input_name = sys.argv[5] if len(sys.argv) > 5 else "tokens"
+if input_name not in INPUTS:
+    raise SystemExit(f"INPUT must be one of {', '.join(INPUTS)}, got {input_name!r}")
+card_after = input_name == "card_after"
 match_games = int(sys.argv[6]) if len(sys.argv) > 6 else 0
+overrides = [o for o in (sys.argv[7] if len(sys.argv) > 7 else "").split(",") if o]  # e.g. net.raw_dense=true
+A_BEST, A_EXTEND = 12, 20  # action tokens' dense columns of the two inputs under study (free in the learner's layout)
+
+
+def _unseen(obs: np.ndarray) -> np.ndarray:
+    """``[B, 48]``: the cards the observer cannot locate (not in its hand, any pile or known in a hand)."""
+    seats = obs[:, enc.SEAT_BLOCK:enc.AT_TABLE].reshape(len(obs), -1, 4, 48)
+    return (obs[:, :48] + seats.max(2).sum(1) == 0).astype(np.float32)
+
+
+def draw_best(obs: np.ndarray, at: np.ndarray) -> None:
+    """A second draw's afterstate one forced step later: per open row, the best points (row + bonus) the hand plus the
+    drawn top card writes after the forced discard (the best ``k`` of ``k + 1`` cards), in ``A_BEST`` on; 0 elsewhere."""
+    lay = rt._layout("standard")
+    eye = np.eye(48, dtype=np.float32)
+    used = obs[:, enc.ROW_USED:enc.ROW_USED + 7]
+    hand = obs[:, :48]
+    tops = obs[:, enc.SEAT_BLOCK:enc.AT_TABLE].reshape(len(obs), -1, 4, 48)[:, :, 1]  # [B, 6, 48]
+    grown = np.minimum(hand[:, None] + tops, 1)  # [B, 6, 48]
+    after = grown[:, :, None, :] * (1 - eye)  # [B, 6, 48, 48]: remove card c
+    rows, bonus = rt.hand_values(after)
+    pts = np.where(grown[..., None] > 0, rows + bonus[..., None], -1.0).max(2)  # [B, 6, 7]: only held cards can go
+    pts = pts * (used[:, None] < 0.5) * (tops.max(-1, keepdims=True) > 0)
+    second = obs[:, enc.FIRST_DRAW_MADE] > 0.5
+    at[:, DRAW_DISCARD_BASE:SCORE_BASE, A_BEST + rt.NUM_IDS:A_BEST + rt.NUM_IDS + 7] = pts / lay.scales.points * second[:, None, None]
+
+
+def extend(obs: np.ndarray, at: np.ndarray) -> None:
+    """Per afterstate (the 48 discards, the draw pile's current hand, the 6 pile draws) and open row, how many unseen
+    cards would raise that row if added (a count of public facts, no expectation), / 12, in ``A_EXTEND`` on."""
+    eye = np.eye(48, dtype=np.float32)
+    hand = obs[:, :48]
+    tops = obs[:, enc.SEAT_BLOCK:enc.AT_TABLE].reshape(len(obs), -1, 4, 48)[:, :, 1]
+    after = np.concatenate([hand[:, None] * (1 - eye), hand[:, None], np.minimum(hand[:, None] + tops, 1)], axis=1)  # [B, 55, 48]
+    base, _ = rt.hand_values(after)  # [B, 55, 7]
+    unseen = _unseen(obs)
+    plus = np.minimum(after[:, :, None, :] + eye, 1)  # [B, 55, 48, 48]: add card u
+    rows, _ = rt.hand_values(plus)
+    gain = (rows > base[:, :, None]) * unseen[:, None, :, None]  # [B, 55, 48, 7]
+    used = obs[:, enc.ROW_USED:enc.ROW_USED + 7]
+    at[:, :SCORE_BASE, A_EXTEND + rt.NUM_IDS:A_EXTEND + rt.NUM_IDS + 7] = gain.sum(2) / 12 * (used[:, None] < 0.5)
 
 
 def tokens(obs: np.ndarray):
-    if not card_after:
-        return encode("grinch", obs)
-    st, at = rt.encode_batch(np.asarray(obs, np.float32), card_after=True)
-    return torch.from_numpy(st), torch.from_numpy(at)
+    obs = np.asarray(obs, np.float32)
+    if input_name in ("tokens", "card_after"):
+        if not card_after:
+            return encode("grinch", obs)
+        st, at = rt.encode_batch(obs, card_after=True)
+        return torch.from_numpy(st), torch.from_numpy(at)
+    sts, ats = [], []
+    for i in range(0, len(obs), 256):  # bounded memory: the extend input evaluates 55 x 48 hands per observation
+        st, at = rt.encode_batch(obs[i:i + 256])
+        if "draw_best" in input_name:
+            draw_best(obs[i:i + 256], at)
+        if "extend" in input_name:
+            extend(obs[i:i + 256], at)
+        sts.append(st)
+        ats.append(at)
+    return torch.from_numpy(np.concatenate(sts)), torch.from_numpy(np.concatenate(ats))
 
 
 def decisions(games: int, seed: int):
@@ -89,6 +149,31 @@ def by_turn(ok: np.ndarray) -> str:
                      for i, k in enumerate(["draw", "discard"]))
 
 
+def last_turn_best() -> tuple[np.ndarray, np.ndarray]:
+    """The held-out last-turn discards outside the last round, and per decision the set of discards ``expectimax``'s
+    own rule rates best there: the kept hand's value is exact (no card comes before scoring), so the rule is
+    ``bonus + max over open rows (row + W(unused - row, rounds left))`` (``grinch_env.grinch.agents.expectimax``), ties
+    included.  A clone that reads its discard tokens' exact row values should pick inside that set."""
+    from grinch_env.grinch.agents.base import decode
+    from grinch_env.grinch.agents.expectimax import ExpectimaxAgent
+
+    ex = ExpectimaxAgent(seed=0)
+    rounds_left = te[0][:, enc.ROUNDS_LEFT:enc.ROUNDS_LEFT + 6].argmax(1)
+    rows_idx = np.flatnonzero((te[3] == 1) & (turn_te == 2) & (rounds_left > 0))
+    best = np.zeros((len(rows_idx), DRAW_PILE_ACTION), bool)
+    for n, i in enumerate(rows_idx):
+        legal = np.flatnonzero(te[1][i][:DRAW_PILE_ACTION])
+        rows, bonus = rt.hand_values(te[0][i, :48][None] * (1 - np.eye(48, dtype=np.float32))[legal])
+        view = decode(te[0][i], ex.scales)
+        value = (rows + ex.rows.offsets([v is not None for v in view.pads[0]], view.rounds_left)).max(1) + bonus
+        best[n, legal[np.isclose(value, value.max())]] = True
+    return rows_idx, best
+
+
+best_rows, best_set = last_turn_best()
+print(f"{len(best_rows)} held-out last-turn discards outside the last round: the teacher picks inside its rule's best set in "
+      f"{best_set[np.arange(len(best_rows)), te[2][best_rows]].mean():.3f} of them (a set of {best_set.sum(1).mean():.2f} discards on average; "
+      f"its choice agrees with itself re-seeded in {same[best_rows].mean():.3f})", flush=True)
 print("the teacher against itself (another seed), held out: all "
       f"{same.mean():.3f}; " + ", ".join(f"{k} {same[te[3] == i].mean():.3f}" for i, k in enumerate(["draw", "discard", "score"]))
       + f"; {by_turn(same)}", flush=True)
@@ -98,8 +183,9 @@ m_tr, m_te = torch.from_numpy(tr[1]), torch.from_numpy(te[1])
 a_tr = torch.from_numpy(tr[2])
 
 for d, layers in sizes:
-    name = f"grinch_bc_{teacher}_d{d}_l{layers}" + ("_after" if card_after else "")
-    cfg = load_config("configs/learner_grinch.yaml", [f"run_name={name}", f"net.d_model={d}", f"net.layers={layers}", f"net.ff={2 * d}"])
+    name = f"grinch_bc_{teacher}_d{d}_l{layers}" + ("" if input_name == "tokens" else "_" + input_name.replace("+", "_")) + "".join(
+        "_" + o.split("=")[0].split(".")[-1] for o in overrides)
+    cfg = load_config("configs/learner_grinch.yaml", [f"run_name={name}", f"net.d_model={d}", f"net.layers={layers}", f"net.ff={2 * d}", *overrides])
     torch.manual_seed(0)
     trainer = Trainer(cfg)
     net = trainer.net
@@ -128,7 +214,9 @@ for d, layers in sizes:
     net.eval()
     with torch.no_grad():
         logits = torch.cat([net(st_te[i:i + 2048], at_te[i:i + 2048])[0] for i in range(0, len(st_te), 2048)])
-    print(f"  d {d} layers {layers}, held out: {by_turn(logits.masked_fill(~m_te, -1e9).argmax(1).numpy() == te[2])}", flush=True)
+    choice = logits.masked_fill(~m_te, -1e9).argmax(1).numpy()
+    print(f"  d {d} layers {layers}, held out: {by_turn(choice == te[2])}; last-turn discards inside the teacher's best set "
+          f"{best_set[np.arange(len(best_rows)), choice[best_rows]].mean():.3f}", flush=True)
     cfg.run_dir.mkdir(parents=True, exist_ok=True)
     print(f"saved {trainer.save()}", flush=True)
     if match_games:
