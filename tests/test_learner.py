@@ -274,3 +274,13 @@ def test_table_size_lists_are_checked():
         load_config(None, ["game=gnoming", "num_players=[3, 3]", "num_envs=32"])
     with pytest.raises(ValueError, match=r"num_envs \(32\) must be a multiple of the number of table sizes \(5\)"):
         load_config(None, ["game=gnoming", "num_players=[3, 4, 5, 6, 7]", "num_envs=32"])
+
+
+def test_the_grinch_noid_config_is_the_default_recipe_without_action_card_ids():
+    """configs/learner_grinch_noid.yaml, whose figures docs/results/learner_grinch.md measured as the default config with
+    ``net.action_card_ids=false``, differs from the default in that key and the run name only."""
+    default = load_config("configs/learner_grinch.yaml").model_dump()
+    noid = load_config("configs/learner_grinch_noid.yaml").model_dump()
+    assert {k for k in default if default[k] != noid[k]} == {"run_name", "net"}
+    assert {k for k in default["net"] if default["net"][k] != noid["net"][k]} == {"action_card_ids"}
+    assert default["net"]["action_card_ids"] is True and noid["net"]["action_card_ids"] is False
