@@ -18,7 +18,8 @@ default) or an input under study, which the learner's checkpoints cannot load, s
 afterstate of the hand with that card, ``grinch_env.grinch.tokens.encode_batch``'s ``card_after``), ``draw_best``
 (a second draw's token also carries, per open row, the best points the hand plus that card writes after the forced
 discard), ``extend`` (every discard's and draw's token also carries, per open row, how many unseen cards would raise
-that row of its afterstate hand), or ``draw_best+extend``.  ``OVERRIDES``: comma-separated config overrides for the
+that row of its afterstate hand), ``draw_best+extend``, or ``cardfeat`` (every discard's and pile draw's token also
+carries the suit, rank and bonus columns of the card it moves, for a network without action card ids).  ``OVERRIDES``: comma-separated config overrides for the
 clone's network, e.g. ``net.raw_dense=true``.  The teacher's decisions are cached in ``/tmp/bc_TEACHER_GAMES_SEED.npz``.
 """
 import sys
@@ -43,7 +44,7 @@ steps = int(sys.argv[3]) if len(sys.argv) > 3 else 6000
 if steps < 4:
     raise SystemExit(f"STEPS must be at least 4 (progress is printed every STEPS / 4), got {steps}")
 sizes = [tuple(int(x) for x in s.split(":")) for s in (sys.argv[4] if len(sys.argv) > 4 else "32:1,64:2").split(",")]
-INPUTS = ("tokens", "card_after", "draw_best", "extend", "draw_best+extend")
+INPUTS = ("tokens", "card_after", "draw_best", "extend", "draw_best+extend", "cardfeat")
 input_name = sys.argv[5] if len(sys.argv) > 5 else "tokens"
 if input_name not in INPUTS:
     raise SystemExit(f"INPUT must be one of {', '.join(INPUTS)}, got {input_name!r}")
@@ -92,6 +93,17 @@ def extend(obs: np.ndarray, at: np.ndarray) -> None:
     at[:, :SCORE_BASE, A_EXTEND + rt.NUM_IDS:A_EXTEND + rt.NUM_IDS + 7] = gain.sum(2) / 12 * (used[:, None] < 0.5)
 
 
+def cardfeat(obs: np.ndarray, at: np.ndarray) -> None:
+    """Every discard's token and every pile draw's token also carry the card it moves as its card token describes it
+    (suit, rank, printed bonus: ``_Layout.card_dense``) in dense columns 12 to 22: which card, as rules-level columns
+    a network without action card ids (``net.action_card_ids=false``) can still read."""
+    dense = rt._layout("standard").card_dense  # [48, 11]
+    cols = slice(rt.NUM_IDS + 12, rt.NUM_IDS + 12 + dense.shape[1])
+    at[:, :DRAW_PILE_ACTION, cols] = dense[None]
+    tops = obs[:, enc.SEAT_BLOCK:enc.AT_TABLE].reshape(len(obs), -1, 4, 48)[:, :, 1]  # [B, 6, 48]
+    at[:, DRAW_DISCARD_BASE:SCORE_BASE, cols] = tops @ dense
+
+
 def tokens(obs: np.ndarray):
     obs = np.asarray(obs, np.float32)
     if input_name in ("tokens", "card_after"):
@@ -106,6 +118,8 @@ def tokens(obs: np.ndarray):
             draw_best(obs[i:i + 256], at)
         if "extend" in input_name:
             extend(obs[i:i + 256], at)
+        if input_name == "cardfeat":
+            cardfeat(obs[i:i + 256], at)
         sts.append(st)
         ats.append(at)
     return torch.from_numpy(np.concatenate(sts)), torch.from_numpy(np.concatenate(ats))
