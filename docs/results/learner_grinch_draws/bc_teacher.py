@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from last_turn import best_discards, last_turn_discards  # this folder's helper (the script's folder is on the path)
 
 from grinch_env.grinch import encoding as enc
 from grinch_env.grinch import tokens as rt
@@ -54,10 +55,14 @@ overrides = [o for o in (sys.argv[7] if len(sys.argv) > 7 else "").split(",") if
 A_BEST, A_EXTEND = 12, 20  # action tokens' dense columns of the two inputs under study (free in the learner's layout)
 
 
+def _seats(obs: np.ndarray) -> np.ndarray:
+    """``[B, 6, 4, 48]``: each relative seat's pile contents, pile top, the card under it, cards known in its hand."""
+    return obs[:, enc.SEAT_BLOCK:enc.AT_TABLE].reshape(len(obs), -1, 4, 48)
+
+
 def _unseen(obs: np.ndarray) -> np.ndarray:
     """``[B, 48]``: the cards the observer cannot locate (not in its hand, any pile or known in a hand)."""
-    seats = obs[:, enc.SEAT_BLOCK:enc.AT_TABLE].reshape(len(obs), -1, 4, 48)
-    return (obs[:, :48] + seats.max(2).sum(1) == 0).astype(np.float32)
+    return (obs[:, :48] + _seats(obs).max(2).sum(1) == 0).astype(np.float32)
 
 
 def draw_best(obs: np.ndarray, at: np.ndarray) -> None:
@@ -67,7 +72,7 @@ def draw_best(obs: np.ndarray, at: np.ndarray) -> None:
     eye = np.eye(48, dtype=np.float32)
     used = obs[:, enc.ROW_USED:enc.ROW_USED + 7]
     hand = obs[:, :48]
-    tops = obs[:, enc.SEAT_BLOCK:enc.AT_TABLE].reshape(len(obs), -1, 4, 48)[:, :, 1]  # [B, 6, 48]
+    tops = _seats(obs)[:, :, 1]  # [B, 6, 48]
     grown = np.minimum(hand[:, None] + tops, 1)  # [B, 6, 48]
     after = grown[:, :, None, :] * (1 - eye)  # [B, 6, 48, 48]: remove card c
     rows, bonus = rt.hand_values(after)
@@ -82,7 +87,7 @@ def extend(obs: np.ndarray, at: np.ndarray) -> None:
     cards would raise that row if added (a count of public facts, no expectation), / 12, in ``A_EXTEND`` on."""
     eye = np.eye(48, dtype=np.float32)
     hand = obs[:, :48]
-    tops = obs[:, enc.SEAT_BLOCK:enc.AT_TABLE].reshape(len(obs), -1, 4, 48)[:, :, 1]
+    tops = _seats(obs)[:, :, 1]
     after = np.concatenate([hand[:, None] * (1 - eye), hand[:, None], np.minimum(hand[:, None] + tops, 1)], axis=1)  # [B, 55, 48]
     base, _ = rt.hand_values(after)  # [B, 55, 7]
     unseen = _unseen(obs)
@@ -100,7 +105,7 @@ def cardfeat(obs: np.ndarray, at: np.ndarray) -> None:
     dense = rt._layout("standard").card_dense  # [48, 11]
     cols = slice(rt.NUM_IDS + 12, rt.NUM_IDS + 12 + dense.shape[1])
     at[:, :DRAW_PILE_ACTION, cols] = dense[None]
-    tops = obs[:, enc.SEAT_BLOCK:enc.AT_TABLE].reshape(len(obs), -1, 4, 48)[:, :, 1]  # [B, 6, 48]
+    tops = _seats(obs)[:, :, 1]  # [B, 6, 48]
     at[:, DRAW_DISCARD_BASE:SCORE_BASE, cols] = tops @ dense
 
 
@@ -163,28 +168,8 @@ def by_turn(ok: np.ndarray) -> str:
                      for i, k in enumerate(["draw", "discard"]))
 
 
-def last_turn_best() -> tuple[np.ndarray, np.ndarray]:
-    """The held-out last-turn discards outside the last round, and per decision the set of discards ``expectimax``'s
-    own rule rates best there: the kept hand's value is exact (no card comes before scoring), so the rule is
-    ``bonus + max over open rows (row + W(unused - row, rounds left))`` (``grinch_env.grinch.agents.expectimax``), ties
-    included.  A clone that reads its discard tokens' exact row values should pick inside that set."""
-    from grinch_env.grinch.agents.base import decode
-    from grinch_env.grinch.agents.expectimax import ExpectimaxAgent
-
-    ex = ExpectimaxAgent(seed=0)
-    rounds_left = te[0][:, enc.ROUNDS_LEFT:enc.ROUNDS_LEFT + 6].argmax(1)
-    rows_idx = np.flatnonzero((te[3] == 1) & (turn_te == 2) & (rounds_left > 0))
-    best = np.zeros((len(rows_idx), DRAW_PILE_ACTION), bool)
-    for n, i in enumerate(rows_idx):
-        legal = np.flatnonzero(te[1][i][:DRAW_PILE_ACTION])
-        rows, bonus = rt.hand_values(te[0][i, :48][None] * (1 - np.eye(48, dtype=np.float32))[legal])
-        view = decode(te[0][i], ex.scales)
-        value = (rows + ex.rows.offsets([v is not None for v in view.pads[0]], view.rounds_left)).max(1) + bonus
-        best[n, legal[np.isclose(value, value.max())]] = True
-    return rows_idx, best
-
-
-best_rows, best_set = last_turn_best()
+best_rows = last_turn_discards(te[0], te[3])  # where expectimax's choice is exact (last_turn.py)
+best_set = best_discards(te[0][best_rows], te[1][best_rows])
 print(f"{len(best_rows)} held-out last-turn discards outside the last round: the teacher picks inside its rule's best set in "
       f"{best_set[np.arange(len(best_rows)), te[2][best_rows]].mean():.3f} of them (a set of {best_set.sum(1).mean():.2f} discards on average; "
       f"its choice agrees with itself re-seeded in {same[best_rows].mean():.3f})", flush=True)

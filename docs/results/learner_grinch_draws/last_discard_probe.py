@@ -25,11 +25,10 @@ import sys
 
 import numpy as np
 import torch
+from last_turn import best_discards, last_turn_discards  # this folder's helper (the script's folder is on the path)
 
 from grinch_env.grinch import encoding as enc
 from grinch_env.grinch import tokens as rt
-from grinch_env.grinch.agents.base import decode
-from grinch_env.grinch.agents.expectimax import ExpectimaxAgent
 from grinch_env.grinch.game import DRAW_PILE_ACTION
 from training.learner.net import TokenNet
 
@@ -49,10 +48,8 @@ torch.manual_seed(0)
 def load(file: str):
     """The last-turn discards outside the last round: tokens (or MLP inputs), masks, the teacher's choices, observations."""
     z = np.load(file)
-    obs, mask, act, kinds = z["obs"], z["mask"], z["act"], z["kind"]
-    turn = obs[:, enc.TURN:enc.TURN + 3].argmax(1)
-    rounds_left = obs[:, enc.ROUNDS_LEFT:enc.ROUNDS_LEFT + 6].argmax(1)
-    sel = np.flatnonzero((kinds == 1) & (turn == 2) & (rounds_left > 0))
+    obs, mask, act = z["obs"], z["mask"], z["act"]
+    sel = last_turn_discards(obs, z["kind"])
     st, at = rt.encode_batch(obs[sel])
     if kind == "mlp":
         x = np.concatenate([at[:, :DRAW_PILE_ACTION, rt.NUM_IDS:rt.NUM_IDS + 8],
@@ -81,14 +78,7 @@ else:
         return net(*x)[0]
 print(f"{len(a_tr)} training and {len(a_te)} held-out last-turn discards outside the last round; model {model}", flush=True)
 
-teacher = ExpectimaxAgent(seed=0)
-best = []
-for n in range(len(a_te)):
-    legal = np.flatnonzero(m_te[n].numpy()[:DRAW_PILE_ACTION])
-    rows, bonus = rt.hand_values(o_te[n, :48][None] * (1 - np.eye(48, dtype=np.float32))[legal])
-    view = decode(o_te[n], teacher.scales)
-    value = (rows + teacher.rows.offsets([p is not None for p in view.pads[0]], view.rounds_left)).max(1) + bonus
-    best.append(set(legal[np.isclose(value, value.max())]))
+best = best_discards(o_te, m_te.numpy())
 
 opt = torch.optim.Adam(net.parameters(), 1e-3)
 rng = np.random.default_rng(0)
@@ -101,6 +91,6 @@ for step in range(steps + 1):
     if step % (steps // 4) == 0:
         with torch.no_grad():
             choice = logits(*x_te).masked_fill(~m_te, -1e9).argmax(1).numpy()
-        inside = np.mean([choice[n] in best[n] for n in range(len(choice))])
+        inside = best[np.arange(len(choice)), choice].mean()
         print(f"step {step}: cross-entropy {loss.item():.3f}; held out: agreement {(choice == a_te.numpy()).mean():.3f}, "
               f"inside the teacher's best set {inside:.3f}", flush=True)
