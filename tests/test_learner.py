@@ -186,6 +186,34 @@ def test_resume_is_exact(tmp_path, algo):
     assert (tmp_path / "b" / algo / "curve.png").stat().st_size > 0
 
 
+def test_learning_rate_anneals_by_samples_and_resumes_exactly(tmp_path):
+    """``learning_rate_final`` / ``anneal_samples``: the rate falls linearly with the learner samples and then holds;
+    each update uses the rate at the samples before it; a run interrupted and resumed follows the same schedule to the
+    same weights; the two keys go together."""
+    from training.learner.run import learning_rate_at
+
+    cfg = load_config(None, ["learning_rate=0.003", "learning_rate_final=0.0003", "anneal_samples=1000"])
+    assert [learning_rate_at(cfg, n) for n in (0, 500, 1000, 5000)] == pytest.approx([0.003, 0.00165, 0.0003, 0.0003])
+    assert learning_rate_at(load_config(None, ["learning_rate=0.003"]), 10**9) == 0.003
+    anneal = ["learning_rate=0.003", "learning_rate_final=0.0003", "anneal_samples=400"]
+    t = Trainer(load_config(None, _tiny(tmp_path / "s", "ppo") + anneal))
+    t.step()
+    assert t.opt.param_groups[0]["lr"] == 0.003 and t.last_stats["learning_rate"] == 0.003
+    before = t.samples
+    assert 0 < before < 400
+    t.step()
+    assert t.opt.param_groups[0]["lr"] == pytest.approx(0.003 - 0.0027 * before / 400)
+    straight = train(Trainer(load_config(None, _tiny(tmp_path / "a", "ppo") + anneal)), max_iterations=4, quiet=True)
+    first = train(Trainer(load_config(None, _tiny(tmp_path / "b", "ppo") + anneal)), max_iterations=2, quiet=True)
+    resumed = train(Trainer.load(first.cfg.run_dir), max_iterations=4, quiet=True)
+    a, b = straight.net.state_dict(), resumed.net.state_dict()
+    assert resumed.samples == straight.samples and all(torch.equal(a[k], b[k]) for k in a)
+    plain = train(Trainer(load_config(None, _tiny(tmp_path / "c", "ppo") + ["learning_rate=0.003"])), max_iterations=4, quiet=True).net.state_dict()
+    assert not all(torch.equal(a[k], plain[k]) for k in a)  # the anneal, not the starting rate, changed the updates
+    with pytest.raises(ValueError, match="learning_rate_final and anneal_samples set the learning rate's linear anneal together"):
+        load_config(None, ["learning_rate_final=0.0003"])
+
+
 def test_curve_lines_are_the_pairs_that_have_points():
     # a branch that drops sizes 4 and 5 and adds search at 3 only: greedy 3/4/5 before, greedy 3 and search 3 after
     point = lambda it, opp, n: {"iteration": it, "opponent": opp, "num_players": n, "win_share": 0.5, "half_width": 0.1}  # noqa: E731
@@ -284,3 +312,13 @@ def test_the_grinch_noid_config_is_the_default_recipe_without_action_card_ids():
     assert {k for k in default if default[k] != noid[k]} == {"run_name", "net"}
     assert {k for k in default["net"] if default["net"][k] != noid["net"][k]} == {"action_card_ids"}
     assert default["net"]["action_card_ids"] is True and noid["net"]["action_card_ids"] is False
+
+
+def test_the_grinch_cards_config_is_the_noid_recipe_with_the_moved_cards_columns():
+    """configs/learner_grinch_cards.yaml, measured in docs/results/learner_grinch.md (sixteenth session) as the noid
+    recipe with ``net.token_options=[action_cards]``, differs from it in that key and the run name only."""
+    noid = load_config("configs/learner_grinch_noid.yaml").model_dump()
+    cards = load_config("configs/learner_grinch_cards.yaml").model_dump()
+    assert {k for k in noid if noid[k] != cards[k]} == {"run_name", "net"}
+    assert {k for k in noid["net"] if noid["net"][k] != cards["net"][k]} == {"token_options"}
+    assert noid["net"]["token_options"] == [] and cards["net"]["token_options"] == ["action_cards"]

@@ -489,6 +489,95 @@ def test_seat_hands_give_every_seat_token_its_hands_row_values():
     np.testing.assert_array_equal(actions, plain_actions)
 
 
+def test_action_cards_give_discards_and_pile_draws_the_moved_cards_columns():
+    """``encode_batch(action_cards=True)``: a hand-made hand {N1', P6} and relative seat 1's pile top O2'; the discard
+    tokens carry their card's columns and the pile draw its top card's, checked by hand against the standard layout
+    (suit one-hot, rank / 6, bonus points / 10, the bonus's suit one-hot, its count / 3); an empty pile, the draw pile
+    and the score actions read 0 there; without the option those columns are 0 and nothing else differs."""
+    from grinch_env.grinch import encoding as enc
+    from grinch_env.grinch.cards import card_id
+    from grinch_env.grinch.game import DRAW_DISCARD_BASE, DRAW_PILE_ACTION, SCORE_BASE
+
+    game = Game(3, rng=5)
+    obs = enc.encode(game, game.current)[None].copy()
+    n1b, p6, o2b = card_id(1, 1, 1), card_id(3, 6, 0), card_id(2, 2, 1)  # 13, 46, 27
+    obs[0, :48] = 0
+    obs[0, [n1b, p6]] = 1
+    for j in range(6):
+        obs[0, enc.SEAT_BLOCK + j * enc.SEAT_STRIDE + enc.PILE_TOP:][:48] = 0
+    obs[0, enc.SEAT_BLOCK + 1 * enc.SEAT_STRIDE + enc.PILE_TOP + o2b] = 1
+    cols = slice(rt.NUM_IDS + rt.A_CARD, rt.NUM_IDS + rt.A_CARD + 11)
+    _, at = rt.encode_batch(obs, action_cards=True)
+    # N1' (standard layout: 10 points when 3 Ornaments are held): Noise, rank 1, bonus 10, Ornaments, count 3
+    np.testing.assert_allclose(at[0, n1b, cols], [0, 1, 0, 0, 1 / 6, 1.0, 0, 0, 1, 0, 1.0], atol=1e-6)
+    np.testing.assert_allclose(at[0, p6, cols], [0, 0, 0, 1, 1.0, 0, 0, 0, 0, 0, 0], atol=1e-6)  # P6: no bonus
+    # O2' on relative seat 1's pile (5 points when 1 Wreath is held): Ornaments, rank 2, bonus 5, Wreaths, count 1
+    np.testing.assert_allclose(at[0, DRAW_DISCARD_BASE + 1, cols], [0, 0, 1, 0, 2 / 6, 0.5, 1, 0, 0, 0, 1 / 3], atol=1e-6)
+    assert not at[0, [DRAW_PILE_ACTION, DRAW_DISCARD_BASE, DRAW_DISCARD_BASE + 2], cols].any()  # the draw pile; empty piles
+    assert not at[0, SCORE_BASE:, cols].any()
+    plain = rt.encode_batch(obs)[1]
+    assert not plain[..., cols].any()
+    at[..., cols] = 0
+    np.testing.assert_array_equal(at, plain)
+
+
+def test_token_options_reach_every_encoder_of_the_network():
+    """``net.token_options: [action_cards]``: the rollout, the deterministic play and the PPO update encode with
+    ``action_cards`` (the network's choices and the update's losses are those of the tokens with the columns, not
+    without), the checkpoint's network keeps the option; a Gnoming config or encoder asking for one is refused, as
+    are an unknown option and one listed twice."""
+    from training.learner.algos import ppo_update
+    from training.learner.rollout import encode, greedy_actions
+
+    torch.manual_seed(0)
+    net = TokenNet(d_model=16, layers=1, heads=2, ff=16, value_global=True, action_card_ids=False, token_options=["action_cards"])
+    with torch.no_grad():  # the moved card's rank column (dense 12 + 4) weighs heavily in the action embedding
+        net.action_embed.dense.weight[:, rt.A_CARD + 4] += 5.0
+        net.logit.weight.mul_(100.0)  # undo the near-uniform start: a policy whose log-probabilities tell the tokens apart
+    engine = get_game("grinch").vector(num_envs=4, num_players=2, seed=0, reward_mode="margin")
+    torch.manual_seed(1)
+    b = collect(engine, net, "grinch", "ppo", np.random.default_rng(0), credit="pad")
+    obs = b.obs.astype(np.float32)
+    with torch.no_grad():
+        logits, _, v = net(*encode("grinch", obs, options=["action_cards"]))
+        logits_plain = net(*encode("grinch", obs))[0]
+    m = torch.from_numpy(b.masks.astype(bool))
+    logp = torch.log_softmax(logits.masked_fill(~m, -1e9), 1).gather(1, torch.from_numpy(b.actions)[:, None]).squeeze(1)
+    np.testing.assert_allclose(b.logprobs, logp.numpy(), atol=1e-5)
+    np.testing.assert_allclose(b.values, v.numpy(), atol=1e-5)
+    discard = b.masks[:, :48].sum(1) >= 2
+    choice = logits.masked_fill(~m, -1e9).argmax(1).numpy()
+    np.testing.assert_array_equal(greedy_actions(net, "grinch", "ppo", obs, b.masks), choice)
+    assert (choice[discard] != logits_plain.masked_fill(~m, -1e9).argmax(1).numpy()[discard]).any()  # the columns change choices
+    cfg = load_config(None, ["game=grinch", "num_players=2", "credit=pad", "minibatch_size=4096", "ppo.update_epochs=1",
+                             "net.d_model=16", "net.heads=2", "net.ff=16", "net.value_global=true", "net.action_card_ids=false",
+                             "net.token_options=[action_cards]"])
+    stats = ppo_update(net, torch.optim.SGD(net.parameters(), lr=0.0), b, cfg, np.random.default_rng(0))
+    assert stats["value_loss"] == pytest.approx(0.5 * float(((v.numpy() - b.returns) ** 2).mean()), rel=1e-4)
+    assert stats["approx_kl"] == pytest.approx(0.0, abs=1e-7) and stats["clip_fraction"] == 0.0  # the update re-reads the rollout's policy
+    from pathlib import Path
+
+    from training.learner.formats import RUN_FORMAT
+    from training.learner.rollout import tokens_module
+    from training.learner.search import net_from_checkpoint
+
+    ckpt = {"format": RUN_FORMAT, "config": cfg.model_dump(), "model": net.state_dict(), "tokens_version": tokens_module("grinch").TOKENS_VERSION}
+    loaded, _ = net_from_checkpoint(ckpt, Path("run.pt"))
+    assert loaded.token_options == ("action_cards",)
+    both = encode("grinch", obs, options=["action_cards", "card_after"])
+    for got, want in zip(both, rt.encode_batch(obs, action_cards=True, card_after=True)):
+        np.testing.assert_array_equal(got.numpy(), want)
+    np.testing.assert_array_equal(greedy_actions(loaded, "grinch", "ppo", obs, b.masks), choice)
+    with pytest.raises(ValueError, match=r"net.token_options \['action_cards'\] are input options of the Grinch's tokens: they need game=grinch"):
+        load_config(None, ["game=gnoming", "net.token_options=[action_cards]"])
+    with pytest.raises(ValueError, match="lists an option twice"):
+        load_config(None, ["game=grinch", "num_players=2", "net.token_options=[card_after, card_after]"])
+    with pytest.raises(ValueError, match="card_colors"):
+        load_config(None, ["game=grinch", "num_players=2", "net.token_options=[card_colors]"])
+    with pytest.raises(ValueError, match=r"it needs game='grinch' and options from \['action_cards', 'card_after'\], got game 'gnoming'"):
+        encode("gnoming", np.zeros((1, 10), np.float32), options=["action_cards"])
+
+
 def test_oracle_rows_critic_reads_the_revealed_hands_row_values():
     """``oracle_rows``: collect's values and the update's value loss come from the revealed observations encoded with
     ``seat_hands``; the option needs the oracle critic and the Grinch."""

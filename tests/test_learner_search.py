@@ -30,6 +30,8 @@ def _checkpoint(tmp_path, game: str, num_players, name: str = "net") -> str:
 class PriorNet(torch.nn.Module):
     """A stand-in network: its policy prefers ``preferred`` (logit 5), then lower action ids (logit -0.01 * id); its value head says ``value``."""
 
+    token_options = ()  # the tokens' input options it reads (TokenNet's): none
+
     def __init__(self, preferred: int, value: float = 0.0) -> None:
         super().__init__()
         self.preferred = preferred

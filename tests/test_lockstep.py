@@ -57,6 +57,8 @@ class CountingNet(torch.nn.Module):
     logits 0.1 x (nonzero features of the action's token) - 0.001 x action id, value 0.01 x (nonzero features of the
     state).  With it the batched search must play exactly the games of the search one decision at a time."""
 
+    token_options = ()  # the tokens' input options it reads (TokenNet's): none
+
     def forward(self, state: torch.Tensor, actions: torch.Tensor):
         ids = torch.arange(actions.shape[1], dtype=torch.float32)
         logits = 0.1 * (actions != 0).sum(-1).float() - 0.001 * ids

@@ -31,7 +31,10 @@ values are the scoring rules applied to the afterstate hand, exactly as the
 observation gives them for the current hand: no maxima, weights or guesses
 about unseen cards.  Since version 3 a discard's or draw's row values are
 those of the rows the seat can still write: a row already used on its score
-pad reads 0 (the rules forbid writing it again).
+pad reads 0 (the rules forbid writing it again).  With ``encode_batch``'s
+``action_cards`` (a network's ``net.token_options``; off by default, the
+version unchanged) a discard's and a pile draw's token also carry the moved
+card's suit, rank and bonus columns.
 
 Version 2 (``TOKENS_VERSION``) reads the score pads in points / 100 (the
 margin reward's scale; version 1 gave the observation's total / 450, where
@@ -88,6 +91,7 @@ LOC_UNSEEN, LOC_HAND, LOC_PILE, LOC_TOP, LOC_SECOND, LOC_KNOWN = range(6)
 G_MARGIN = 29  # the global token's dense column of the banked margin (after the observation's 29 global features)
 C_AFTER = 11  # card tokens' first dense column of the afterstate values (encode_batch's card_after; 8 columns)
 S_HAND = 18  # seat tokens' first dense column of the hand values (encode_batch's seat_hands; 9 columns)
+A_CARD = 12  # action tokens' first dense column of the moved card's rules columns (encode_batch's action_cards; 11 columns)
 
 A_DISCARD, A_DRAW_PILE, A_DRAW_DISCARD, A_SCORE = 1, 2, 3, 4
 
@@ -166,7 +170,7 @@ def _open_values(hands: np.ndarray, used: np.ndarray, lay: _Layout) -> tuple[np.
 
 
 def encode_batch(obs: np.ndarray, masks: np.ndarray | None = None, bonus_layout: str | Mapping | tuple = "standard",
-                 seat_hands: bool = False, card_after: bool = False) -> tuple[np.ndarray, np.ndarray]:
+                 seat_hands: bool = False, card_after: bool = False, action_cards: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Return ``(state float32[B, N_TOKENS, TOKEN_DIM], actions float32[B, NUM_ACTIONS, ACTION_DIM])`` of observations ``[B, 1337]``.
 
     Illegal actions get tokens too (the network masks them); ``masks`` is
@@ -181,11 +185,17 @@ def encode_batch(obs: np.ndarray, masks: np.ndarray | None = None, bonus_layout:
     its best open row would write.  Off (the default) those columns are 0: an
     agent's tokens never carry them.
 
-    ``card_after`` (an input under study, ``docs/results/learner_grinch_draws/bc_teacher.py``; not in any
-    shipped network): every card token also gets the row values (open rows only, as the action tokens) and bonus
+    ``card_after`` (an input under study, ``docs/results/learner_grinch_draws/bc_teacher.py``, and a network
+    option, ``net.token_options``; not in any shipped network): every card token also gets the row values (open rows only, as the action tokens) and bonus
     of the observer's hand with that card added, or removed for a card in the hand, in the columns ``C_AFTER`` on:
     the rules applied to each possible next hand, for attention over the unseen cards to average into a blind
     draw's worth (no average is computed here).
+
+    ``action_cards`` (a network option, ``net.token_options``; off in the tokens every network read before it):
+    every discard's token and every discard-pile draw's token also carry the card it moves as that card's own state
+    token describes it (suit, rank, printed bonus: the same 11 columns), in the columns ``A_CARD`` on; the draw pile
+    and the score actions read 0 there.  Which card an action moves, as rules-level columns that a network without
+    action card ids (``net.action_card_ids: false``) can still read and generalise over.
     """
     obs = np.asarray(obs, dtype=np.float32)
     if obs.ndim != 2 or obs.shape[1] != enc.OBS_SIZE:
@@ -251,7 +261,12 @@ def encode_batch(obs: np.ndarray, masks: np.ndarray | None = None, bonus_layout:
         c[..., d + C_AFTER:d + C_AFTER + NUM_ROWS] = rows / MAX_ROW_VALUE
         c[..., d + C_AFTER + NUM_ROWS] = bonus / lay.scales.bonus
 
-    return st, _action_tokens(obs, hand, top, second, lay)
+    at = _action_tokens(obs, hand, top, second, lay)
+    if action_cards:
+        cols = slice(d + A_CARD, d + A_CARD + lay.card_dense.shape[1])
+        at[:, :DRAW_PILE_ACTION, cols] = lay.card_dense
+        at[:, DRAW_DISCARD_BASE:SCORE_BASE, cols] = top @ lay.card_dense  # a pile's top card (0 for an empty pile)
+    return st, at
 
 
 def seat_totals(obs: np.ndarray, lay: _Layout | None = None) -> np.ndarray:

@@ -42,11 +42,12 @@ def ppo_update(net: TokenNet, opt: torch.optim.Optimizer, batch: Batch, cfg: Lea
         vine_at[batch.vine_index] = np.arange(len(batch.vine_index))
     for _ in range(p.update_epochs):
         for mb in _minibatches(n, cfg.minibatch_size, rng):
-            st, at = encode(cfg.game, batch.obs[mb])
+            st, at = encode(cfg.game, batch.obs[mb], options=net.token_options)
             mask = torch.from_numpy(batch.masks[mb].astype(bool))
             logits, q, value, round_value = net.heads(st, at)
             if batch.critic_obs is not None:  # the asymmetric critic: both value heads read the revealed hands
-                _, _, value, round_value = net.heads(*encode(cfg.game, batch.critic_obs[mb], seat_hands=p.oracle_rows))
+                _, _, value, round_value = net.heads(*encode(cfg.game, batch.critic_obs[mb], seat_hands=p.oracle_rows,
+                                                                options=net.token_options))
             dist = MaskedCategorical(logits, mask)
             actions = torch.from_numpy(batch.actions[mb])
             logratio = dist.log_prob(actions) - torch.from_numpy(batch.logprobs[mb])
@@ -162,7 +163,7 @@ def dmc_update(net: TokenNet, opt: torch.optim.Optimizer, batch: Batch, cfg: Lea
     n = len(batch.actions)
     for _ in range(cfg.dmc.update_epochs):
         for mb in _minibatches(n, cfg.minibatch_size, rng):
-            st, at = encode(cfg.game, batch.obs[mb])
+            st, at = encode(cfg.game, batch.obs[mb], options=net.token_options)
             _, q, _ = net(st, at)
             q_taken = q.gather(1, torch.from_numpy(batch.actions[mb])[:, None]).squeeze(1)
             loss = 0.5 * ((q_taken - torch.from_numpy(batch.returns[mb])) ** 2).mean()

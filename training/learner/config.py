@@ -33,6 +33,10 @@ class NetConfig(_Section):
     raw_dense: bool = Field(False, description="the action MLP also reads the action tokens' dense columns unnormalised")
     action_context: bool = Field(False, description="the action MLP also reads the encoded global and own-seat tokens")
     action_card_ids: bool = Field(True, description="action tokens embed their card ids (false: only type, position and dense columns)")
+    token_options: list[Literal["action_cards", "card_after"]] = Field(
+        default_factory=list, description="Grinch: input options of grinch_env.grinch.tokens.encode_batch the network reads: 'action_cards' "
+        "(discard and pile-draw tokens also carry the moved card's suit, rank and bonus columns), 'card_after' (every card token also "
+        "carries the open-row values and bonus of the observer's hand with that card added, or removed if held)")
 
     @model_validator(mode="after")
     def _heads_divide(self) -> NetConfig:
@@ -125,6 +129,9 @@ class LearnerConfig(_Section):
     max_seconds: float = Field(900.0, gt=0, description="training CPU-time budget of this run, over all pieces (rollouts and updates)")
     max_samples: int | None = Field(None, ge=1, description="stop after this many learner samples (None: time only)")
     learning_rate: float = Field(3e-4, gt=0)
+    learning_rate_final: float | None = Field(None, gt=0, description="anneal the learning rate linearly from learning_rate to this "
+                                              "over anneal_samples learner samples, then hold it (None: constant)")
+    anneal_samples: int | None = Field(None, ge=1, description="learner samples over which the learning rate anneals to learning_rate_final")
     minibatch_size: int = Field(512, ge=1)
     max_grad_norm: float = Field(0.5, gt=0)
     save_every_seconds: float = Field(120.0, gt=0)
@@ -179,6 +186,13 @@ class LearnerConfig(_Section):
                              f"got game={self.game}, algo={self.algo}, credit={self.credit}")
         if self.ppo.oracle_rows and not self.ppo.oracle_critic:
             raise ValueError("ppo.oracle_rows gives the asymmetric critic the revealed hands' row values: set ppo.oracle_critic=true too")
+        if (self.learning_rate_final is None) != (self.anneal_samples is None):
+            raise ValueError(f"learning_rate_final and anneal_samples set the learning rate's linear anneal together: set both or neither, "
+                             f"got learning_rate_final={self.learning_rate_final} and anneal_samples={self.anneal_samples}")
+        if self.net.token_options and self.game != "grinch":
+            raise ValueError(f"net.token_options {self.net.token_options} are input options of the Grinch's tokens: they need game=grinch, got {self.game}")
+        if len(set(self.net.token_options)) != len(self.net.token_options):
+            raise ValueError(f"net.token_options lists an option twice: {self.net.token_options}")
         if self.ppo.round_baseline and self.ppo.round_coef == 0:
             raise ValueError("ppo.round_baseline reads the round value head, which only ppo.round_coef > 0 trains: set ppo.round_coef too")
         self._check_opponents(spec, sizes)

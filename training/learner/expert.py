@@ -233,7 +233,7 @@ def play_game(net: TokenNet, cfg: ExpertConfig, index: int, num_players: int, se
         if mask.sum() < 2:
             game.step(int(np.flatnonzero(mask)[0]))
             continue
-        st, at = encode(cfg.game, obs[None])
+        st, at = encode(cfg.game, obs[None], options=net.token_options)
         with torch.inference_mode():
             logits, _, _ = net(st, at)
         logits = logits[0].double().numpy()
@@ -395,7 +395,7 @@ class ExpertRun:
             order = self.rng.permutation(n)
             for start in range(0, n, cfg.minibatch_size):
                 mb = order[start:start + cfg.minibatch_size]
-                st, at = encode(cfg.game, data["obs"][mb])
+                st, at = encode(cfg.game, data["obs"][mb], options=self.net.token_options)
                 mask = torch.from_numpy(data["masks"][mb].astype(bool))
                 logits, _, value = self.net(st, at)
                 labels = torch.from_numpy(data["labels"][mb])

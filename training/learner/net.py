@@ -19,6 +19,10 @@ token: the score pad, rounds left), which the mean over every token dilutes.  Wi
 ``action_card_ids`` an action token is embedded without its card ids (only its
 type, position and dense columns: what the action does, not which card it moves),
 so that the action head cannot tell actions apart by memorised card identities.
+``token_options`` are input options the network records for whoever encodes for it
+(``training.learner.rollout.encode``'s ``options``, the Grinch only): ``action_cards``,
+the discard and pile-draw tokens carry the moved card's suit, rank and bonus columns;
+``card_after``, every card token the open-row values of the hand with that card.
 Nothing in it depends on the number of seats.
 """
 
@@ -61,14 +65,15 @@ class TokenNet(nn.Module):
 
     def __init__(self, d_model: int = 64, layers: int = 2, heads: int = 4, ff: int = 128, value_global: bool = False,
                  round_value: bool = False, raw_dense: bool = False, action_context: bool = False,
-                 action_card_ids: bool = True) -> None:
+                 action_card_ids: bool = True, token_options: tuple[str, ...] | list[str] = ()) -> None:
         super().__init__()
         self.config = {"d_model": d_model, "layers": layers, "heads": heads, "ff": ff, "value_global": value_global, "round_value": round_value,
                        "raw_dense": raw_dense, "action_context": action_context,
-                       "action_card_ids": action_card_ids}
+                       "action_card_ids": action_card_ids, "token_options": list(token_options)}
         self.value_global = value_global
         self.raw_dense = raw_dense
         self.action_context = action_context
+        self.token_options = tuple(token_options)  # read by the encoder (rollout.encode's options), not by forward
         self.cards = nn.Embedding(layout.CARD_VOCAB, d_model)
         self.state_embed = _Embed(d_model, self.cards, second_card=False)
         self.action_embed = _Embed(d_model, self.cards, second_card=True, card_ids=action_card_ids)

@@ -19,21 +19,28 @@ import torch
 from training.learner.net import TokenNet
 from training.model import MASK_VALUE, MaskedCategorical
 
+TOKEN_OPTIONS = ("action_cards", "card_after")  # grinch_env.grinch.tokens.encode_batch's input options a network may read
+
 
 def tokens_module(game: str):
     """Return ``grinch_env.<game>.tokens``."""
     return importlib.import_module(f"grinch_env.{game}.tokens")
 
 
-def encode(game: str, obs: np.ndarray, seat_hands: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+def encode(game: str, obs: np.ndarray, seat_hands: bool = False, options: tuple[str, ...] | list[str] = ()) -> tuple[torch.Tensor, torch.Tensor]:
     """Return the state and action tokens of observations ``[B, obs_size]`` as tensors.
 
     ``seat_hands`` (the Grinch's asymmetric critic only): the seat tokens also carry each hand's row values
-    (``grinch_env.grinch.tokens.encode_batch``).
+    (``grinch_env.grinch.tokens.encode_batch``).  ``options``: the reading network's ``token_options`` (the Grinch
+    only, ``TOKEN_OPTIONS``), each an ``encode_batch`` flag that adds columns the default tokens leave at 0.
     """
     if seat_hands and game != "grinch":
         raise ValueError(f"seat_hands gives the seat tokens the Grinch's hand values: it needs game='grinch', got {game!r}")
-    st, at = tokens_module(game).encode_batch(np.asarray(obs, dtype=np.float32), **({"seat_hands": True} if seat_hands else {}))
+    if options and (game != "grinch" or set(options) - set(TOKEN_OPTIONS)):
+        raise ValueError(f"token options {list(options)} are the Grinch's: it needs game='grinch' and options from {list(TOKEN_OPTIONS)}, "
+                         f"got game {game!r}")
+    extra = {k: True for k in options} | ({"seat_hands": True} if seat_hands else {})
+    st, at = tokens_module(game).encode_batch(np.asarray(obs, dtype=np.float32), **extra)
     return torch.from_numpy(st), torch.from_numpy(at)
 
 
@@ -301,14 +308,14 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
         rval = np.zeros(num_envs, np.float32)
         cobs = np.zeros(obs.shape, np.float16) if oracle_critic else None
         if len(idx):
-            st, at = encode(game, obs[idx])
+            st, at = encode(game, obs[idx], options=net.token_options)
             m = torch.from_numpy(mask[idx].astype(bool))
             with torch.no_grad():
                 logits, q, v, rv = net.heads(st, at)
             if oracle_critic:  # both value heads read the revealed hands
                 cobs[idx] = engine.reveal_hands(obs[idx], idx)
                 with torch.no_grad():
-                    _, _, v, rv = net.heads(*encode(game, cobs[idx], seat_hands=oracle_rows))
+                    _, _, v, rv = net.heads(*encode(game, cobs[idx], seat_hands=oracle_rows, options=net.token_options))
             if rv is not None:
                 rval[idx] = rv.numpy()
             if algo == "ppo":
@@ -331,7 +338,7 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
                 actions[idx] = a
         _record(rec, obs, mask, actions, logp, val, rval, seat, active, mine, banked_points(obs, pad_others) if credit == "pad" else None)
         if vines is not None:
-            vines.advance(net, lambda o: encode(game, o))
+            vines.advance(net, lambda o: encode(game, o, options=net.token_options))
         if oracle_critic:
             rec["cobs"].append(cobs)
         obs, mask, seat, rewards, dones = engine.step(actions)
@@ -379,7 +386,7 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
     keep = arr["mine"] & complete
     vine = {}
     if vines is not None:
-        res = vines.finish(net, lambda o: encode(game, o))
+        res = vines.finish(net, lambda o: encode(game, o, options=net.token_options))
         t, slot = (np.array([r[k] for r in res], np.int64) for k in (0, 1))
         ok = keep[t, slot] if len(res) else np.zeros(0, bool)
         flat = np.cumsum(keep.ravel()) - 1
@@ -424,7 +431,7 @@ def _record(rec: dict[str, list], obs, mask, actions, logp, val, rval, seat, act
 
 def greedy_actions(net: TokenNet, game: str, algo: str, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Return the network's deterministic choices: the masked argmax of the logits (PPO) or of Q (DMC)."""
-    st, at = encode(game, obs)
+    st, at = encode(game, obs, options=net.token_options)
     with torch.inference_mode():
         logits, q, _ = net(st, at)
     scores = logits if algo == "ppo" else q

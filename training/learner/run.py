@@ -54,6 +54,15 @@ def epsilon_at(cfg: LearnerConfig, samples: int) -> float:
     return d.epsilon_start + frac * (d.epsilon_end - d.epsilon_start)
 
 
+def learning_rate_at(cfg: LearnerConfig, samples: int) -> float:
+    """Return the learning rate after ``samples`` learner samples: ``learning_rate``, or its linear anneal to
+    ``learning_rate_final`` over ``anneal_samples`` (a function of the sample count, so a resumed run follows it exactly)."""
+    if cfg.learning_rate_final is None:
+        return cfg.learning_rate
+    frac = min(1.0, samples / cfg.anneal_samples)
+    return cfg.learning_rate + frac * (cfg.learning_rate_final - cfg.learning_rate)
+
+
 class Trainer:
     """One run's state: network, optimizer, random streams, counters and curve (everything ``latest.pt`` holds)."""
 
@@ -175,6 +184,9 @@ class Trainer:
                         td_lambda=cfg.dmc.td_lambda)
         self.net.train()
         update = ppo_update if cfg.algo == "ppo" else dmc_update
+        lr = learning_rate_at(cfg, self.samples)
+        for group in self.opt.param_groups:
+            group["lr"] = lr
         stats = update(self.net, self.opt, batch, cfg, self.rng)
         self.net.eval()
         self.iteration += 1
@@ -182,6 +194,8 @@ class Trainer:
         self.games += batch.games
         self.train_seconds += time.process_time() - start  # CPU time: the machine is shared, so wall time is not compute
         stats["epsilon"] = eps
+        if cfg.learning_rate_final is not None:
+            stats["learning_rate"] = lr
         stats["mean_abs_outcome"] = float(np.abs(batch.outcomes).mean())
         stats["decisions_per_game"] = batch.steps / max(1, batch.games)
         self.last_stats = stats

@@ -159,7 +159,7 @@ def _preference(scores: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 # ------------------------------------------------------------------ the search
 class NetSearch:
-    """The search of the module docstring for one network (``net(state, actions) -> (logits, q, value)``)."""
+    """The search of the module docstring for one network (``net(state, actions) -> (logits, q, value)``; its ``token_options`` say how to encode for it)."""
 
     def __init__(self, net: torch.nn.Module, game: str, algo: str = "ppo", credit: str = "game", reward_mode: str = "margin",
                  samples: int = 8, top_k: int = 3, horizon: int | str = 8) -> None:
@@ -173,7 +173,7 @@ class NetSearch:
         self.last: dict[str, Any] = {}  # candidates, their mean values and the prior order of the last searched decision
 
     def _forward(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        st, at = encode(self.game, obs)
+        st, at = encode(self.game, obs, options=self.net.token_options)
         with torch.inference_mode():  # a little cheaper than no_grad at the search's small batches (benchmarks/bench_learner.py)
             logits, q, v = self.net(st, at)
         return (logits if self.algo == "ppo" else q).numpy(), v.numpy()

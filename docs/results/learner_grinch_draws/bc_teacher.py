@@ -19,7 +19,8 @@ afterstate of the hand with that card, ``grinch_env.grinch.tokens.encode_batch``
 (a second draw's token also carries, per open row, the best points the hand plus that card writes after the forced
 discard), ``extend`` (every discard's and draw's token also carries, per open row, how many unseen cards would raise
 that row of its afterstate hand), ``draw_best+extend``, or ``cardfeat`` (every discard's and pile draw's token also
-carries the suit, rank and bonus columns of the card it moves, for a network without action card ids).  ``OVERRIDES``: comma-separated config overrides for the
+carries the suit, rank and bonus columns of the card it moves, for a network without action card ids: since the
+sixteenth session the learner's own ``net.token_options: [action_cards]``, ``encode_batch``'s ``action_cards``).  ``OVERRIDES``: comma-separated config overrides for the
 clone's network, e.g. ``net.raw_dense=true``.  The teacher's decisions are cached in ``/tmp/bc_TEACHER_GAMES_SEED.npz``.
 """
 import sys
@@ -98,17 +99,6 @@ def extend(obs: np.ndarray, at: np.ndarray) -> None:
     at[:, :SCORE_BASE, A_EXTEND + rt.NUM_IDS:A_EXTEND + rt.NUM_IDS + 7] = gain.sum(2) / 12 * (used[:, None] < 0.5)
 
 
-def cardfeat(obs: np.ndarray, at: np.ndarray) -> None:
-    """Every discard's token and every pile draw's token also carry the card it moves as its card token describes it
-    (suit, rank, printed bonus: ``_Layout.card_dense``) in dense columns 12 to 22: which card, as rules-level columns
-    a network without action card ids (``net.action_card_ids=false``) can still read."""
-    dense = rt._layout("standard").card_dense  # [48, 11]
-    cols = slice(rt.NUM_IDS + 12, rt.NUM_IDS + 12 + dense.shape[1])
-    at[:, :DRAW_PILE_ACTION, cols] = dense[None]
-    tops = _seats(obs)[:, :, 1]  # [B, 6, 48]
-    at[:, DRAW_DISCARD_BASE:SCORE_BASE, cols] = tops @ dense
-
-
 def tokens(obs: np.ndarray):
     obs = np.asarray(obs, np.float32)
     if input_name in ("tokens", "card_after"):
@@ -118,13 +108,11 @@ def tokens(obs: np.ndarray):
         return torch.from_numpy(st), torch.from_numpy(at)
     sts, ats = [], []
     for i in range(0, len(obs), 256):  # bounded memory: the extend input evaluates 55 x 48 hands per observation
-        st, at = rt.encode_batch(obs[i:i + 256])
+        st, at = rt.encode_batch(obs[i:i + 256], action_cards=input_name == "cardfeat")  # the learner's net.token_options: [action_cards]
         if "draw_best" in input_name:
             draw_best(obs[i:i + 256], at)
         if "extend" in input_name:
             extend(obs[i:i + 256], at)
-        if input_name == "cardfeat":
-            cardfeat(obs[i:i + 256], at)
         sts.append(st)
         ats.append(at)
     return torch.from_numpy(np.concatenate(sts)), torch.from_numpy(np.concatenate(ats))

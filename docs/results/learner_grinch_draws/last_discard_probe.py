@@ -19,7 +19,8 @@ bonus, the 7 used-row flags, the 6 rounds-left flags), or ``token`` followed by 
 discards, whose second-card column is 0 already, what ``action_card_ids=False`` does but for one constant embedding
 added to every token), ``token,cardfeat`` (the
 discard tokens also carry the discarded card's suit, rank and bonus columns, as its card token does, in dense columns
-12 to 22) and combinations such as ``token,noid,cardfeat``.
+12 to 22: ``encode_batch``'s ``action_cards``, the learner's ``net.token_options: [action_cards]``) and combinations such as
+``token,noid,cardfeat``.
 """
 import sys
 
@@ -50,14 +51,12 @@ def load(file: str):
     z = np.load(file)
     obs, mask, act = z["obs"], z["mask"], z["act"]
     sel = last_turn_discards(obs, z["kind"])
-    st, at = rt.encode_batch(obs[sel])
+    st, at = rt.encode_batch(obs[sel], action_cards="cardfeat" in options)  # the learner's net.token_options: [action_cards]
     if kind == "mlp":
         x = np.concatenate([at[:, :DRAW_PILE_ACTION, rt.NUM_IDS:rt.NUM_IDS + 8],
                             np.broadcast_to(obs[sel, None, enc.ROW_USED:enc.ROW_USED + 7], (len(sel), DRAW_PILE_ACTION, 7)),
                             np.broadcast_to(obs[sel, None, enc.ROUNDS_LEFT:enc.ROUNDS_LEFT + 6], (len(sel), DRAW_PILE_ACTION, 6))], -1)
         return (torch.tensor(x),), torch.tensor(mask[sel][:, :DRAW_PILE_ACTION]), torch.tensor(act[sel]), obs[sel]
-    if "cardfeat" in options:
-        at[:, :DRAW_PILE_ACTION, rt.NUM_IDS + 12:rt.NUM_IDS + 23] = rt._layout("standard").card_dense[None]
     if "noid" in options:
         at[..., rt.CARD] = 0
     return (torch.tensor(st), torch.tensor(at)), torch.tensor(mask[sel]), torch.tensor(act[sel]), obs[sel]
