@@ -72,7 +72,7 @@ def test_the_readme_results_table_quotes_expert_iteration_and_names_the_shipped_
         assert match["opponent"] == "expectimax" and match["games"] == int(cells[4]) and f"--seed {match['seed']}" in cells[5]
         assert _cell(match["all"]["win_rate"], match["all"]["ci95"], match["players"]) in cells[3]
     rows = _readme_rows()
-    assert set(rows) == set(SHIPPED) | {"expert_iteration/gen_1"} | set(LEARNERS) | set(NET_SEARCH)
+    assert set(rows) == set(SHIPPED) | {"expert_iteration/gen_1"} | set(LEARNERS) | set(GRINCH_LEARNERS) | set(NET_SEARCH)
     assert [run for run, cells in rows.items() if "(shipped)" in cells[0]] == ["distill_lookahead", "gnoming_finetune"]
     assert load_agent(ROOT / "checkpoints" / "distill_lookahead").name == "distill_lookahead/best"
 
@@ -131,29 +131,74 @@ def test_the_shipped_learners_load_play_every_size_and_the_readme_quotes_their_r
         assert f"{got['win_rate']:.3f}" in (run_dir / "report" / f"vs_greedy_{n}p.txt").read_text()
 
 
-# The learned network with search, measured in blocks that pool (python -m grinch_env.evaluation.pool): agent -> per
-# table size, the block files under docs/results/learner_netsearch/ and where the pooled interval lies against parity.
-NET_SEARCH = {
-    "learner_gnoming_league_373min:search=1,samples=8,top_k=3,horizon=round": (
-        (3, ("gnoming_3p_seed4242.json", "gnoming_3p_blocks_16core.jsonl", "gnoming_3p_blocks_2core.jsonl"), "above"),
-        (5, ("gnoming_5p_blocks_2core.jsonl",), "above"),
-    ),
+# The Grinch learner from scratch, shipped at the end of a 12-minute run (the run directory, its run name set to the
+# directory's): run -> (iteration, the configs/ file that made it, the overrides it was run with, each opponent of its
+# final report at 2 players and where its interval lies against parity).
+GRINCH_LEARNERS = {
+    "learner_grinch_cards": (106, "learner_grinch_cards", ["eval.final_games=1200", "eval.final_opponents=[greedy]"],
+                             {"greedy": "parity", "expectimax": "under"}),
 }
 
 
-@pytest.mark.parametrize("agent,n", [(agent, size[0]) for agent, sizes in sorted(NET_SEARCH.items()) for size in sizes])
+@pytest.mark.parametrize("learner", sorted(GRINCH_LEARNERS))
+def test_the_shipped_grinch_learner_loads_plays_and_the_readme_quotes_its_report(learner):
+    import torch
+
+    from training.learner.config import LearnerConfig
+    from training.learner.config import load_config as load_learner_config
+    from training.learner.formats import RUN_FORMAT
+
+    iteration, config, overrides, sides = GRINCH_LEARNERS[learner]
+    run_dir = ROOT / "checkpoints" / learner
+    ckpt = torch.load(run_dir / "latest.pt", map_location="cpu", weights_only=False)
+    made_by = load_learner_config(ROOT / "configs" / f"{config}.yaml", overrides)
+    assert (ckpt["format"], ckpt["iteration"]) == (RUN_FORMAT, iteration) and ckpt["train_seconds"] >= made_by.max_seconds
+    stored = LearnerConfig.model_validate(yaml.safe_load((run_dir / "config.yaml").read_text()))
+    assert stored == LearnerConfig.model_validate(ckpt["config"]) == made_by
+    result = evaluate([str(run_dir), "random"], num_players=2, num_games=1, seed=0, game="grinch")
+    assert result.agents == [learner, "random"] and result.num_games == 1
+    summary = json.loads((run_dir / "report" / "summary.json").read_text())
+    cells = _readme_rows()[learner]
+    assert sorted(summary) == sorted(sides) and cells[1] == "Grinch" and cells[4] == "1200" and f"--report checkpoints/{learner} " in cells[5]
+    for opponent, side in sides.items():
+        got = summary[opponent]
+        assert got["games"] == 1200 and got["num_players"] == 2 and _side_of_parity(got["win_rate_ci"], 2) == side, (opponent, got)
+        assert _cell(got["win_rate"], got["win_rate_ci"], 2) in (cells[2] if opponent == "greedy" else cells[3])
+        assert f"{got['win_rate']:.3f}" in (run_dir / "report" / f"vs_{opponent}.txt").read_text()
+
+
+# The learned network with search, measured in blocks that pool (python -m grinch_env.evaluation.pool): agent -> its
+# game and, per table size, the block files under docs/results/learner_netsearch/, the baseline it played and where
+# the pooled interval lies against parity.
+NET_SEARCH = {
+    "learner_gnoming_league_373min:search=1,samples=8,top_k=3,horizon=round": ("Gnoming", (
+        (3, ("gnoming_3p_seed4242.json", "gnoming_3p_blocks_16core.jsonl", "gnoming_3p_blocks_2core.jsonl"), "search", "above"),
+        (5, ("gnoming_5p_blocks_2core.jsonl",), "search", "above"),
+    )),
+    "learner_grinch_cards:search=1,samples=8,top_k=3,horizon=round": ("Grinch", (
+        (2, ("grinch_2p_seed4242.json",), "greedy", "above"),
+    )),
+}
+
+
+@pytest.mark.parametrize("agent,n", [(agent, size[0]) for agent, (_, sizes) in sorted(NET_SEARCH.items()) for size in sizes])
 def test_the_readme_quotes_the_pooled_blocks_of_the_network_with_search(agent, n):
     from grinch_env.evaluation.pool import pool, read_blocks
 
-    files, side = next((f, s) for size, f, s in NET_SEARCH[agent] if size == n)
+    game, sizes = NET_SEARCH[agent]
+    files, opponent, side = next((f, o, s) for size, f, o, s in sizes if size == n)
     folder = ROOT / "docs" / "results" / "learner_netsearch"
     blocks = [b for f in files for b in read_blocks(folder / f)]
     assert {b["num_players"] for b in blocks} == {n} and all(b["balanced"] for b in blocks)
     assert len({b["seed"] for b in blocks}) == len(blocks)  # no deal counted twice
-    got = pool(blocks)[f"checkpoints/{agent}"]
+    pooled = pool(blocks)
+    others = set(pooled) - {f"checkpoints/{agent}"}  # the network with search against copies of one baseline ("search", "search#2")
+    assert len(others) == n - 1 and all(o.split("#")[0] == opponent for o in others)
+    got = pooled[f"checkpoints/{agent}"]
     assert got["games"] >= 1200 and _side_of_parity(got["win_rate_ci"], n) == side
     cells = _readme_rows()[agent]
-    assert cells[1] == "Gnoming" and _cell(got["win_rate"], got["win_rate_ci"], n) in cells[3] and f"{got['games']} ({n}p)" in cells[4]
+    column = cells[2] if opponent == "greedy" else cells[3]
+    assert cells[1] == game and _cell(got["win_rate"], got["win_rate_ci"], n) in column and f"{got['games']} ({n}p)" in cells[4]
     assert "python -m grinch_env.evaluation.pool " + " ".join(f"docs/results/learner_netsearch/{f}" for f in files) in cells[5]
 
 
