@@ -78,6 +78,7 @@ from grinch_env.tokens import (  # the column layout both games share (`duplicat
 )
 
 TOKENS_VERSION = 3  # bump when any token column changes: checkpoints record it and refuse another
+TOKEN_OPTIONS = ("action_cards", "card_after")  # encode_batch's input options a network may read (net.token_options)
 
 # ------------------------------------------------------------ column layout (shared with grinch_env.gnoming.tokens)
 NO_SEAT = 7
@@ -346,7 +347,7 @@ def action_tokens(game: Game, seat: int) -> np.ndarray:
 
 
 __all__ = [
-    "TOKENS_VERSION",
+    "TOKENS_VERSION", "TOKEN_OPTIONS",
     "ACTION_DIM", "CARD", "CARD2", "CARD_VOCAB", "NUM_DENSE", "NUM_IDS", "N_TOKENS", "POS", "POS_VOCAB", "SEAT", "SEAT_VOCAB",
     "TOKEN_DIM", "TYPE", "TYPE_VOCAB", "action_tokens", "banked_margin", "banked_points", "encode_batch", "hand_values", "seat_totals", "state_tokens",
 ]

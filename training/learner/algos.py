@@ -13,7 +13,7 @@ from torch import nn
 
 from training.learner.config import LearnerConfig
 from training.learner.net import TokenNet
-from training.learner.rollout import Batch, encode
+from training.learner.rollout import Batch, net_tokens
 from training.model import MASK_VALUE, MaskedCategorical
 from training.ppo import explained_variance
 
@@ -42,12 +42,11 @@ def ppo_update(net: TokenNet, opt: torch.optim.Optimizer, batch: Batch, cfg: Lea
         vine_at[batch.vine_index] = np.arange(len(batch.vine_index))
     for _ in range(p.update_epochs):
         for mb in _minibatches(n, cfg.minibatch_size, rng):
-            st, at = encode(cfg.game, batch.obs[mb], options=net.token_options)
+            st, at = net_tokens(net, cfg.game, batch.obs[mb])
             mask = torch.from_numpy(batch.masks[mb].astype(bool))
             logits, q, value, round_value = net.heads(st, at)
             if batch.critic_obs is not None:  # the asymmetric critic: both value heads read the revealed hands
-                _, _, value, round_value = net.heads(*encode(cfg.game, batch.critic_obs[mb], seat_hands=p.oracle_rows,
-                                                                options=net.token_options))
+                _, _, value, round_value = net.heads(*net_tokens(net, cfg.game, batch.critic_obs[mb], seat_hands=p.oracle_rows))
             dist = MaskedCategorical(logits, mask)
             actions = torch.from_numpy(batch.actions[mb])
             logratio = dist.log_prob(actions) - torch.from_numpy(batch.logprobs[mb])
@@ -163,7 +162,7 @@ def dmc_update(net: TokenNet, opt: torch.optim.Optimizer, batch: Batch, cfg: Lea
     n = len(batch.actions)
     for _ in range(cfg.dmc.update_epochs):
         for mb in _minibatches(n, cfg.minibatch_size, rng):
-            st, at = encode(cfg.game, batch.obs[mb], options=net.token_options)
+            st, at = net_tokens(net, cfg.game, batch.obs[mb])
             _, q, _ = net(st, at)
             q_taken = q.gather(1, torch.from_numpy(batch.actions[mb])[:, None]).squeeze(1)
             loss = 0.5 * ((q_taken - torch.from_numpy(batch.returns[mb])) ** 2).mean()

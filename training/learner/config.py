@@ -14,6 +14,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from grinch_env.games import get_game
+from grinch_env.grinch.tokens import TOKEN_OPTIONS
 
 
 class _Section(BaseModel):
@@ -33,7 +34,7 @@ class NetConfig(_Section):
     raw_dense: bool = Field(False, description="the action MLP also reads the action tokens' dense columns unnormalised")
     action_context: bool = Field(False, description="the action MLP also reads the encoded global and own-seat tokens")
     action_card_ids: bool = Field(True, description="action tokens embed their card ids (false: only type, position and dense columns)")
-    token_options: list[Literal["action_cards", "card_after"]] = Field(
+    token_options: list[Literal[TOKEN_OPTIONS]] = Field(
         default_factory=list, description="Grinch: input options of grinch_env.grinch.tokens.encode_batch the network reads: 'action_cards' "
         "(discard and pile-draw tokens also carry the moved card's suit, rank and bonus columns), 'card_after' (every card token also "
         "carries the open-row values and bonus of the observer's hand with that card added, or removed if held)")

@@ -63,7 +63,7 @@ from torch import nn
 from grinch_env.games import get_game
 from training.learner.formats import EXPERT_FORMAT, LATEST, read_run_file
 from training.learner.net import TokenNet
-from training.learner.rollout import encode, match_batch, tokens_module
+from training.learner.rollout import match_batch, net_tokens, tokens_module
 from training.learner.search import HORIZON_WORDS, NetSearch
 from training.model import MaskedCategorical
 
@@ -233,7 +233,7 @@ def play_game(net: TokenNet, cfg: ExpertConfig, index: int, num_players: int, se
         if mask.sum() < 2:
             game.step(int(np.flatnonzero(mask)[0]))
             continue
-        st, at = encode(cfg.game, obs[None], options=net.token_options)
+        st, at = net_tokens(net, cfg.game, obs[None])
         with torch.inference_mode():
             logits, _, _ = net(st, at)
         logits = logits[0].double().numpy()
@@ -395,7 +395,7 @@ class ExpertRun:
             order = self.rng.permutation(n)
             for start in range(0, n, cfg.minibatch_size):
                 mb = order[start:start + cfg.minibatch_size]
-                st, at = encode(cfg.game, data["obs"][mb], options=self.net.token_options)
+                st, at = net_tokens(self.net, cfg.game, data["obs"][mb])
                 mask = torch.from_numpy(data["masks"][mb].astype(bool))
                 logits, _, value = self.net(st, at)
                 labels = torch.from_numpy(data["labels"][mb])

@@ -20,7 +20,7 @@ token: the score pad, rounds left), which the mean over every token dilutes.  Wi
 type, position and dense columns: what the action does, not which card it moves),
 so that the action head cannot tell actions apart by memorised card identities.
 ``token_options`` are input options the network records for whoever encodes for it
-(``training.learner.rollout.encode``'s ``options``, the Grinch only): ``action_cards``,
+(``training.learner.rollout.net_tokens``, the Grinch only): ``action_cards``,
 the discard and pile-draw tokens carry the moved card's suit, rank and bonus columns;
 ``card_after``, every card token the open-row values of the hand with that card.
 Nothing in it depends on the number of seats.
@@ -73,7 +73,7 @@ class TokenNet(nn.Module):
         self.value_global = value_global
         self.raw_dense = raw_dense
         self.action_context = action_context
-        self.token_options = tuple(token_options)  # read by the encoder (rollout.encode's options), not by forward
+        self.token_options = tuple(token_options)  # read by the encoder (rollout.net_tokens), not by forward
         self.cards = nn.Embedding(layout.CARD_VOCAB, d_model)
         self.state_embed = _Embed(d_model, self.cards, second_card=False)
         self.action_embed = _Embed(d_model, self.cards, second_card=True, card_ids=action_card_ids)

@@ -41,7 +41,7 @@ import torch
 
 from grinch_env.games import get_game
 from training.learner.net import TokenNet
-from training.learner.rollout import collect, encode
+from training.learner.rollout import collect, encode, net_tokens
 from training.ppo import explained_variance
 
 
@@ -346,7 +346,7 @@ def grinch_draws(agent: str, num_players: int = 2, games: int = 100, seed: int =
         other = int(judge.act(observation, mask))
         out["counts"][(kind(action), kind(other))] += 1
         if net is not None and kind(action) == "pile" and kind(other) == "top":
-            st, at = encode("grinch", np.asarray(observation, np.float32)[None], options=net.token_options)
+            st, at = net_tokens(net, "grinch", np.asarray(observation, np.float32)[None])
             with torch.inference_mode():
                 logits = net(st, at)[0][0].masked_fill(~torch.from_numpy(mask), -1e9)
             out["p_own"].append(float(torch.softmax(logits, 0)[action]))

@@ -16,10 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from grinch_env.grinch.tokens import TOKEN_OPTIONS
 from training.learner.net import TokenNet
 from training.model import MASK_VALUE, MaskedCategorical
-
-TOKEN_OPTIONS = ("action_cards", "card_after")  # grinch_env.grinch.tokens.encode_batch's input options a network may read
 
 
 def tokens_module(game: str):
@@ -42,6 +41,11 @@ def encode(game: str, obs: np.ndarray, seat_hands: bool = False, options: tuple[
     extra = {k: True for k in options} | ({"seat_hands": True} if seat_hands else {})
     st, at = tokens_module(game).encode_batch(np.asarray(obs, dtype=np.float32), **extra)
     return torch.from_numpy(st), torch.from_numpy(at)
+
+
+def net_tokens(net, game: str, obs: np.ndarray, seat_hands: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+    """Return :func:`encode`'s tokens as ``net`` reads them (with its ``token_options``): what every caller of a network uses."""
+    return encode(game, obs, seat_hands, net.token_options)
 
 
 @dataclass
@@ -308,14 +312,14 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
         rval = np.zeros(num_envs, np.float32)
         cobs = np.zeros(obs.shape, np.float16) if oracle_critic else None
         if len(idx):
-            st, at = encode(game, obs[idx], options=net.token_options)
+            st, at = net_tokens(net, game, obs[idx])
             m = torch.from_numpy(mask[idx].astype(bool))
             with torch.no_grad():
                 logits, q, v, rv = net.heads(st, at)
             if oracle_critic:  # both value heads read the revealed hands
                 cobs[idx] = engine.reveal_hands(obs[idx], idx)
                 with torch.no_grad():
-                    _, _, v, rv = net.heads(*encode(game, cobs[idx], seat_hands=oracle_rows, options=net.token_options))
+                    _, _, v, rv = net.heads(*net_tokens(net, game, cobs[idx], seat_hands=oracle_rows))
             if rv is not None:
                 rval[idx] = rv.numpy()
             if algo == "ppo":
@@ -338,7 +342,7 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
                 actions[idx] = a
         _record(rec, obs, mask, actions, logp, val, rval, seat, active, mine, banked_points(obs, pad_others) if credit == "pad" else None)
         if vines is not None:
-            vines.advance(net, lambda o: encode(game, o, options=net.token_options))
+            vines.advance(net, lambda o: net_tokens(net, game, o))
         if oracle_critic:
             rec["cobs"].append(cobs)
         obs, mask, seat, rewards, dones = engine.step(actions)
@@ -386,7 +390,7 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
     keep = arr["mine"] & complete
     vine = {}
     if vines is not None:
-        res = vines.finish(net, lambda o: encode(game, o, options=net.token_options))
+        res = vines.finish(net, lambda o: net_tokens(net, game, o))
         t, slot = (np.array([r[k] for r in res], np.int64) for k in (0, 1))
         ok = keep[t, slot] if len(res) else np.zeros(0, bool)
         flat = np.cumsum(keep.ravel()) - 1
@@ -431,7 +435,7 @@ def _record(rec: dict[str, list], obs, mask, actions, logp, val, rval, seat, act
 
 def greedy_actions(net: TokenNet, game: str, algo: str, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Return the network's deterministic choices: the masked argmax of the logits (PPO) or of Q (DMC)."""
-    st, at = encode(game, obs, options=net.token_options)
+    st, at = net_tokens(net, game, obs)
     with torch.inference_mode():
         logits, q, _ = net(st, at)
     scores = logits if algo == "ppo" else q
@@ -498,5 +502,5 @@ class LearnerAgent:
         return f"LearnerAgent(name={self.name!r}, game={self.game!r}, algo={self.algo!r})"
 
 
-__all__ = ["Batch", "LearnerAgent", "Tables", "collect", "encode", "final_returns", "greedy_actions", "match_batch", "pad_rewards", "seat_gae_dense",
+__all__ = ["Batch", "LearnerAgent", "Tables", "collect", "encode", "final_returns", "greedy_actions", "match_batch", "net_tokens", "pad_rewards", "seat_gae_dense",
            "tokens_module"]

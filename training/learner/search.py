@@ -53,7 +53,7 @@ import torch
 from grinch_env.agent_base import AgentOptionError
 from training.learner.formats import LATEST, LEARNER_FORMATS
 from training.learner.net import TokenNet
-from training.learner.rollout import LearnerAgent, encode
+from training.learner.rollout import LearnerAgent, net_tokens
 from training.model import MASK_VALUE
 
 HORIZON_WORDS = ("round", "end")
@@ -173,7 +173,7 @@ class NetSearch:
         self.last: dict[str, Any] = {}  # candidates, their mean values and the prior order of the last searched decision
 
     def _forward(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        st, at = encode(self.game, obs, options=self.net.token_options)
+        st, at = net_tokens(self.net, self.game, obs)
         with torch.inference_mode():  # a little cheaper than no_grad at the search's small batches (benchmarks/bench_learner.py)
             logits, q, v = self.net(st, at)
         return (logits if self.algo == "ppo" else q).numpy(), v.numpy()
