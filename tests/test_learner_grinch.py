@@ -574,7 +574,7 @@ def test_token_options_reach_every_encoder_of_the_network():
         load_config(None, ["game=grinch", "num_players=2", "net.token_options=[card_after, card_after]"])
     with pytest.raises(ValueError, match="card_colors"):
         load_config(None, ["game=grinch", "num_players=2", "net.token_options=[card_colors]"])
-    with pytest.raises(ValueError, match=r"it needs game='grinch' and options from \['action_cards', 'card_after'\], got game 'gnoming'"):
+    with pytest.raises(ValueError, match=r"it needs game='grinch' and options from \['action_cards', 'card_after', 'extend'\], got game 'gnoming'"):
         encode("gnoming", np.zeros((1, 10), np.float32), options=["action_cards"])
 
 
@@ -849,3 +849,126 @@ def test_card_after_gives_every_card_token_the_hand_with_that_card_added_or_remo
     assert not plain[rt.C0:, d + ca:d + ca + 8].any()
     st[0, rt.C0:, d + ca:d + ca + 8] = 0
     np.testing.assert_array_equal(st[0], plain)
+
+
+def test_hand_pool_reads_each_actions_afterstate_hand_and_the_unseen_cards():
+    """``net.hand_pool``: with the card MLP made the identity on a card's 11 rules columns and the hand MLP removed, each
+    action's pooled afterstate is the sum of its kept cards' columns, checked by hand on the hand {N1', P6} with relative
+    seat 1's pile top O2': discarding N1' keeps P6, drawing O2' holds all three, the draw pile and the rows the hand
+    itself; the unseen cards are the other 45 (/ 8).  The option needs ``action_cards`` (network and config), a
+    checkpoint keeps it, and the network still plays."""
+    from pathlib import Path
+
+    from torch import nn
+
+    from grinch_env.grinch import encoding as enc
+    from grinch_env.grinch.cards import card_id
+    from grinch_env.grinch.game import DRAW_DISCARD_BASE, DRAW_PILE_ACTION, SCORE_BASE
+    from training.learner.formats import RUN_FORMAT
+    from training.learner.rollout import greedy_actions, net_tokens, tokens_module
+    from training.learner.search import net_from_checkpoint
+
+    game = Game(3, rng=5)
+    obs = enc.encode(game, game.current)[None].copy()
+    n1b, p6, o2b = card_id(1, 1, 1), card_id(3, 6, 0), card_id(2, 2, 1)
+    obs[0, :48] = 0
+    obs[0, [n1b, p6]] = 1
+    for j in range(6):
+        obs[0, enc.SEAT_BLOCK + j * enc.SEAT_STRIDE:][:4 * 48] = 0  # no pile contents, tops, cards under them or known cards
+    obs[0, enc.SEAT_BLOCK + 1 * enc.SEAT_STRIDE + enc.PILE_TOP + o2b] = 1
+    net = TokenNet(d_model=16, layers=1, heads=2, ff=16, action_card_ids=False, token_options=["action_cards"], hand_pool=11)
+    with torch.no_grad():
+        for layer in (net.card_mlp[0], net.card_mlp[2]):
+            layer.weight.copy_(torch.eye(11))
+            layer.bias.zero_()
+    net.hand_mlp = nn.Identity()
+    with torch.no_grad():
+        pooled, now = net._afterstate_hands(*net_tokens(net, "grinch", obs))
+        pooled, now = pooled[0].numpy(), now[0].numpy()  # [A, 22]: afterstate, unseen; [22]: the hand, unseen (the value's)
+    n1_cols = [0, 1, 0, 0, 1 / 6, 1.0, 0, 0, 1, 0, 1.0]  # Noise, rank 1, +10 when 3 Ornaments are held
+    p6_cols = [0, 0, 0, 1, 1.0, 0, 0, 0, 0, 0, 0]
+    o2_cols = [0, 0, 1, 0, 2 / 6, 0.5, 1, 0, 0, 0, 1 / 3]  # Ornaments, rank 2, +5 when 1 Wreath is held
+    hand = np.add(n1_cols, p6_cols)
+    np.testing.assert_allclose(pooled[n1b, :11], p6_cols, atol=1e-6)
+    np.testing.assert_allclose(pooled[p6, :11], n1_cols, atol=1e-6)
+    np.testing.assert_allclose(pooled[DRAW_DISCARD_BASE + 1, :11], hand + o2_cols, atol=1e-6)
+    for a in (DRAW_PILE_ACTION, DRAW_DISCARD_BASE, SCORE_BASE, SCORE_BASE + 6):  # the draw pile, an empty pile, the rows
+        np.testing.assert_allclose(pooled[a, :11], hand, atol=1e-6)
+    # unseen: 12 Wreaths, 11 of each other suit; ranks 168 - 1 - 6 - 2 = 159; bonuses 80 - 10 - 5 points; 10 of the 12 bonus
+    # cards (N1' names Ornaments, O2' Wreaths: 3 name each suit); counts 4 x 1 + 8 x 1/3, less N1' (1) and O2' (1/3)
+    unseen = [12, 11, 11, 11, 159 / 6, 6.5, 2, 3, 2, 3, 3 + 7 / 3]
+    np.testing.assert_allclose(pooled[:, 11:], np.tile(np.divide(unseen, 8), (len(pooled), 1)), atol=1e-5)
+    np.testing.assert_allclose(now, np.concatenate([hand, np.divide(unseen, 8)]), atol=1e-5)
+
+    with pytest.raises(ValueError, match=r"hand_pool reads the moved card's columns of the action tokens: it needs token_options to hold 'action_cards'"):
+        TokenNet(d_model=16, heads=2, ff=16, hand_pool=8)
+    with pytest.raises(ValueError, match=r"net.hand_pool reads the moved card's columns .* it needs net.token_options to hold 'action_cards'"):
+        load_config(None, ["game=grinch", "num_players=2", "net.hand_pool=8"])
+    cfg = load_config(None, ["game=grinch", "num_players=2", "net.d_model=16", "net.heads=2", "net.ff=16", "net.action_card_ids=false",
+                             "net.token_options=[action_cards]", "net.hand_pool=8"])
+    torch.manual_seed(0)
+    net = TokenNet(**cfg.net.model_dump())
+    assert net.config["hand_pool"] == 8 and "hand_pool" not in TokenNet(d_model=16, heads=2, ff=16).config  # older configs unchanged
+    ckpt = {"format": RUN_FORMAT, "config": cfg.model_dump(), "model": net.state_dict(), "tokens_version": tokens_module("grinch").TOKENS_VERSION}
+    loaded, _ = net_from_checkpoint(ckpt, Path("run.pt"))
+    assert loaded.hand_pool == 8
+    engine = get_game("grinch").vector(num_envs=4, num_players=2, seed=0, reward_mode="margin")
+    b = collect(engine, net, "grinch", "ppo", np.random.default_rng(0), credit="pad")
+    obs = b.obs.astype(np.float32)
+    np.testing.assert_array_equal(greedy_actions(loaded, "grinch", "ppo", obs, b.masks), greedy_actions(net, "grinch", "ppo", obs, b.masks))
+
+
+def test_extend_counts_the_unseen_cards_that_raise_each_open_row_of_every_afterstate():
+    """``encode_batch(extend=True)``: per discard, draw pile and pile draw, and per open row, how many unseen cards would
+    raise that row of the afterstate hand, / 12; checked by hand on the hand {W3, N4, O5, P5} (no pile cards, so the
+    other 44 cards are unseen; the Match row used), then against the scoring rules card by card (``hand_values`` of
+    the afterstate with each unseen card added) on positions of real games."""
+    from grinch_env.grinch import encoding as enc
+    from grinch_env.grinch.cards import card_id
+    from grinch_env.grinch.game import DRAW_PILE_ACTION, SCORE_BASE
+
+    game = Game(3, rng=5)
+    obs = enc.encode(game, game.current)[None].copy()
+    w3, n4, o5, p5 = card_id(0, 3, 0), card_id(1, 4, 0), card_id(2, 5, 0), card_id(3, 5, 0)
+    obs[0, :48] = 0
+    obs[0, [w3, n4, o5, p5]] = 1
+    for j in range(6):
+        obs[0, enc.SEAT_BLOCK + j * enc.SEAT_STRIDE:][:4 * 48] = 0
+    obs[0, enc.ROW_USED:enc.ROW_USED + 7] = [0, 0, 0, 0, 0, 1, 0]  # Match used
+    cols = slice(rt.NUM_IDS + rt.A_EXTEND, rt.NUM_IDS + rt.A_EXTEND + 7)
+    _, at = rt.encode_batch(obs, extend=True)
+    # The hand itself (the draw pile): 11 unseen cards of each suit; Rainbow: W 4-6 (6), N 5-6 (4), O 6 (2), P 6 (2);
+    # Match (a third 5: 6 unseen) is used; Run: a 2 or a 6 makes 2-5 or 3-6 (8 + 8)
+    np.testing.assert_allclose(at[0, DRAW_PILE_ACTION, cols] * 12, [11, 11, 11, 11, 14, 0, 16], atol=1e-5)
+    # discarding W3 keeps {N4, O5, P5}: any unseen Wreath now raises the Rainbow (11 + 4 + 2 + 2); no run of 4 is one card away
+    np.testing.assert_allclose(at[0, w3, cols] * 12, [11, 11, 11, 11, 19, 0, 0], atol=1e-5)
+    # discarding P5 keeps {W3, N4, O5}: Presents any (11), W 4-6, N 5-6, O 6; a 2 or a 6 still makes a run of 4
+    np.testing.assert_allclose(at[0, p5, cols] * 12, [11, 11, 11, 11, 6 + 4 + 2 + 11, 0, 16], atol=1e-5)
+    assert not at[0, SCORE_BASE:, cols].any()
+    plain = rt.encode_batch(obs)[1]
+    assert not plain[..., cols].any()
+    at[..., cols] = 0
+    np.testing.assert_array_equal(at, plain)
+
+    rng = np.random.default_rng(3)
+    positions = []
+    for seed in range(6):
+        g = Game(2 + seed % 4, rng=seed)
+        for _ in range(int(rng.integers(0, 60))):
+            if g.done:
+                break
+            g.step(int(rng.choice(np.flatnonzero(np.frombuffer(bytes(g.legal_mask()), np.int8)))))
+        if not g.done:
+            positions.append(enc.encode(g, g.current))
+    obs = np.stack(positions).astype(np.float32)
+    _, at = rt.encode_batch(obs, extend=True)
+    hand = obs[:, :48]
+    seats = obs[:, enc.SEAT_BLOCK:enc.AT_TABLE].reshape(len(obs), 6, 4, 48)
+    unseen = (hand + seats.max(2).sum(1) == 0).astype(np.float32)
+    eye = np.eye(48, dtype=np.float32)
+    after = np.concatenate([hand[:, None] * (1 - eye), hand[:, None], np.minimum(hand[:, None] + seats[:, :, 1], 1)], axis=1)  # [B, 55, 48]
+    base, _ = rt.hand_values(after)
+    more, _ = rt.hand_values(np.minimum(after[:, :, None, :] + eye, 1))  # [B, 55, 48 added cards, 7]
+    want = ((more > base[:, :, None]) * unseen[:, None, :, None]).sum(2) * (obs[:, None, enc.ROW_USED:enc.ROW_USED + 7] < 0.5) / 12
+    np.testing.assert_allclose(at[:, :SCORE_BASE, cols], want, atol=1e-6)
+    assert want[..., 4:].any() and want[..., 6].any()  # the positions do exercise the Rainbow and Run counts

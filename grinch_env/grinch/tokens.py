@@ -78,7 +78,7 @@ from grinch_env.tokens import (  # the column layout both games share (`duplicat
 )
 
 TOKENS_VERSION = 3  # bump when any token column changes: checkpoints record it and refuse another
-TOKEN_OPTIONS = ("action_cards", "card_after")  # encode_batch's input options a network may read (net.token_options)
+TOKEN_OPTIONS = ("action_cards", "card_after", "extend")  # encode_batch's input options a network may read (net.token_options)
 
 # ------------------------------------------------------------ column layout (shared with grinch_env.gnoming.tokens)
 NO_SEAT = 7
@@ -92,7 +92,9 @@ LOC_UNSEEN, LOC_HAND, LOC_PILE, LOC_TOP, LOC_SECOND, LOC_KNOWN = range(6)
 G_MARGIN = 29  # the global token's dense column of the banked margin (after the observation's 29 global features)
 C_AFTER = 11  # card tokens' first dense column of the afterstate values (encode_batch's card_after; 8 columns)
 S_HAND = 18  # seat tokens' first dense column of the hand values (encode_batch's seat_hands; 9 columns)
-A_CARD = 12  # action tokens' first dense column of the moved card's rules columns (encode_batch's action_cards; 11 columns)
+A_CARD = 12  # action tokens' first dense column of the moved card's rules columns (encode_batch's action_cards; CARD_COLS columns)
+A_EXTEND = 23  # action tokens' first dense column of the unseen cards that would raise each open row (encode_batch's extend; 7 columns)
+CARD_COLS = 11  # a card's own rules columns (suit one-hot, rank / 6, bonus / 10, the bonus's suit one-hot, count / 3): card tokens' first
 
 A_DISCARD, A_DRAW_PILE, A_DRAW_DISCARD, A_SCORE = 1, 2, 3, 4
 
@@ -117,7 +119,7 @@ class _Layout:
         self.points = np.array([0 if b is None else b.points for b in layout], np.float32)
         self.suit = np.array([0 if b is None else b.suit for b in layout], np.int64)
         self.count = np.array([99 if b is None else b.count for b in layout], np.float32)
-        card_dense = np.zeros((NUM_CARDS, 11), np.float32)
+        card_dense = np.zeros((NUM_CARDS, CARD_COLS), np.float32)
         card_dense[np.arange(NUM_CARDS), _SUIT] = 1
         card_dense[:, 4] = _RANK / NUM_RANKS
         card_dense[:, 5] = self.points / 10.0
@@ -171,7 +173,8 @@ def _open_values(hands: np.ndarray, used: np.ndarray, lay: _Layout) -> tuple[np.
 
 
 def encode_batch(obs: np.ndarray, masks: np.ndarray | None = None, bonus_layout: str | Mapping | tuple = "standard",
-                 seat_hands: bool = False, card_after: bool = False, action_cards: bool = False) -> tuple[np.ndarray, np.ndarray]:
+                 seat_hands: bool = False, card_after: bool = False, action_cards: bool = False,
+                 extend: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Return ``(state float32[B, N_TOKENS, TOKEN_DIM], actions float32[B, NUM_ACTIONS, ACTION_DIM])`` of observations ``[B, 1337]``.
 
     Illegal actions get tokens too (the network masks them); ``masks`` is
@@ -197,6 +200,12 @@ def encode_batch(obs: np.ndarray, masks: np.ndarray | None = None, bonus_layout:
     token describes it (suit, rank, printed bonus: the same 11 columns), in the columns ``A_CARD`` on; the draw pile
     and the score actions read 0 there.  Which card an action moves, as rules-level columns that a network without
     action card ids (``net.action_card_ids: false``) can still read and generalise over.
+
+    ``extend`` (a network option, ``net.token_options``): every discard's, draw-pile and pile-draw token also carries,
+    per row the seat can still write, how many of the cards it cannot locate (unseen: not in its hand, any pile or
+    known in a hand) would raise that row of the action's afterstate hand if added to it, / 12, in the columns
+    ``A_EXTEND`` on (0 for a used row and for the score actions).  Counts of public facts under the scoring rules, no
+    expectation: what the kept cards could still become (``_extend_counts``).
     """
     obs = np.asarray(obs, dtype=np.float32)
     if obs.ndim != 2 or obs.shape[1] != enc.OBS_SIZE:
@@ -267,7 +276,50 @@ def encode_batch(obs: np.ndarray, masks: np.ndarray | None = None, bonus_layout:
         cols = slice(d + A_CARD, d + A_CARD + lay.card_dense.shape[1])
         at[:, :DRAW_PILE_ACTION, cols] = lay.card_dense
         at[:, DRAW_DISCARD_BASE:SCORE_BASE, cols] = top @ lay.card_dense  # a pile's top card (0 for an empty pile)
+    if extend:
+        eye = np.eye(NUM_CARDS, dtype=np.float32)
+        after = np.concatenate([hand[:, None, :] * (1 - eye), hand[:, None, :], np.minimum(hand[:, None, :] + top, 1)], axis=1)  # [B, 55, 48]
+        unseen = (hand + contents.max(1) + top.max(1) + second.max(1) + known.max(1) == 0).astype(np.float32)
+        used = obs[:, None, enc.ROW_USED:enc.ROW_USED + NUM_ROWS] > 0.5
+        at[:, :SCORE_BASE, d + A_EXTEND:d + A_EXTEND + NUM_ROWS] = _extend_counts(after, unseen) * ~used / 12.0
     return st, at
+
+
+_CELL = np.zeros((NUM_CARDS, NUM_SUITS, NUM_RANKS), np.float32)  # card -> its suit x rank cell
+_CELL[np.arange(NUM_CARDS), _SUIT, _RANK - 1] = 1
+_MATCH_UP = np.array([_MATCH[min(k, len(_MATCH) - 1)] for k in range(8)], np.float32)  # a count's match points, counts 0..7
+
+
+def _extend_counts(hands: np.ndarray, unseen: np.ndarray) -> np.ndarray:
+    """``float32[B, H, 7]``: per 0/1 hand ``hands[B, H, 48]`` and row, how many cards of ``unseen[B, 48]`` would raise
+    that row's value if added to the hand (the rules of :func:`hand_values`, by suit x rank cell: a row's value depends
+    on the cells' counts, not on which copy)."""
+    cells = _CELL.reshape(NUM_CARDS, -1)
+    g = (hands @ cells).reshape(*hands.shape[:2], NUM_SUITS, NUM_RANKS)  # [B, H, 4, 6]: the hand's counts per cell
+    u = (unseen @ cells).reshape(-1, NUM_SUITS, NUM_RANKS)  # [B, 4, 6]: unseen cards per cell
+    out = np.empty(hands.shape[:2] + (NUM_ROWS,), np.float32)
+    out[..., :NUM_SUITS] = u.sum(-1)[:, None, :]  # a suit's row: any card of that suit adds its rank
+    ranks = np.arange(1, NUM_RANKS + 1, dtype=np.float32)
+    top_rank = (ranks * (g > 0)).max(-1)  # [B, H, 4]: the highest rank held per suit (0: none)
+    out[..., 4] = (u[:, None] * (ranks > top_rank[..., None])).sum((-1, -2))  # Rainbow: a higher rank of its suit
+    counts = g.sum(2).astype(np.int64)  # [B, H, 6]: cards per rank
+    now = _MATCH_UP[counts.max(-1)]  # [B, H]
+    u_rank = u.sum(1)[:, None, :]  # [B, 1, 6]
+    out[..., 5] = (u_rank * (_MATCH_UP[counts + 1] > now[..., None])).sum(-1)  # Match: one more of a rank
+    present = counts > 0
+    below = np.zeros(counts.shape, np.int64)  # consecutive held ranks just under each rank
+    above = np.zeros(counts.shape, np.int64)
+    for r in range(1, NUM_RANKS):
+        below[..., r] = (below[..., r - 1] + 1) * present[..., r - 1]
+        above[..., NUM_RANKS - 1 - r] = (above[..., NUM_RANKS - r] + 1) * present[..., NUM_RANKS - r]
+    run = np.zeros(counts.shape[:2], np.int64)
+    length = np.zeros(counts.shape[:2], np.int64)
+    for r in range(NUM_RANKS):
+        length = (length + 1) * present[..., r]
+        run = np.maximum(run, length)
+    new = np.maximum(run[..., None], np.where(present, run[..., None], below + 1 + above))  # the longest run with one more of a rank
+    out[..., 6] = (u_rank * (_RUN[np.minimum(new, len(_RUN) - 1)] > _RUN[np.minimum(run, len(_RUN) - 1)][..., None])).sum(-1)  # Run
+    return out
 
 
 def seat_totals(obs: np.ndarray, lay: _Layout | None = None) -> np.ndarray:

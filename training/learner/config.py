@@ -37,7 +37,10 @@ class NetConfig(_Section):
     token_options: list[Literal[TOKEN_OPTIONS]] = Field(
         default_factory=list, description="Grinch: input options of grinch_env.grinch.tokens.encode_batch the network reads: 'action_cards' "
         "(discard and pile-draw tokens also carry the moved card's suit, rank and bonus columns), 'card_after' (every card token also "
-        "carries the open-row values and bonus of the observer's hand with that card added, or removed if held)")
+        "carries the open-row values and bonus of the observer's hand with that card added, or removed if held), 'extend' (discard "
+        "and draw tokens also carry, per open row, how many unseen cards would raise that row of the afterstate hand)")
+    hand_pool: int = Field(0, ge=0, description="Grinch, with token_options [action_cards]: 0 (off) or the width of the per-card features "
+                           "that the action MLP reads summed over each action's afterstate hand and over the unseen cards (a set encoder)")
 
     @model_validator(mode="after")
     def _heads_divide(self) -> NetConfig:
@@ -192,6 +195,9 @@ class LearnerConfig(_Section):
                              f"got learning_rate_final={self.learning_rate_final} and anneal_samples={self.anneal_samples}")
         if self.net.token_options and self.game != "grinch":
             raise ValueError(f"net.token_options {self.net.token_options} are input options of the Grinch's tokens: they need game=grinch, got {self.game}")
+        if self.net.hand_pool and "action_cards" not in self.net.token_options:
+            raise ValueError(f"net.hand_pool reads the moved card's columns of the action tokens: it needs net.token_options to hold "
+                             f"'action_cards' (and game=grinch), got {self.net.token_options}")
         if len(set(self.net.token_options)) != len(self.net.token_options):
             raise ValueError(f"net.token_options lists an option twice: {self.net.token_options}")
         if self.ppo.round_baseline and self.ppo.round_coef == 0:

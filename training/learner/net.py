@@ -23,6 +23,13 @@ so that the action head cannot tell actions apart by memorised card identities.
 (``training.learner.rollout.net_tokens``, the Grinch only): ``action_cards``,
 the discard and pile-draw tokens carry the moved card's suit, rank and bonus columns;
 ``card_after``, every card token the open-row values of the hand with that card.
+With ``hand_pool = P > 0`` (the Grinch, with ``token_options`` ``action_cards``) the action MLP also reads each
+action's afterstate hand as a set: every card's own rules columns (suit, rank, printed bonus) go through a
+small shared MLP to ``P`` features, summed over the cards in the observer's hand, minus the discarded card's or
+plus the drawn top card's (the columns the action token carries), beside the same sum over the unseen cards
+(public counts, / 8), through a second MLP: the kept cards' composition (how many of a suit, of a rank, what
+they could still become given what is unseen) that the row values of the afterstate do not show, read
+the same way for every card (DeepSets; no card ids); the value head reads the same for the hand as it is.
 Nothing in it depends on the number of seats.
 """
 
@@ -32,7 +39,10 @@ import torch
 from torch import nn
 
 from grinch_env import tokens as layout  # the token layout both games share
+from grinch_env.grinch import tokens as gt  # hand_pool's codes (the Grinch's card tokens and action kinds)
 from training.model import MaskedCategorical
+
+_CARD_COLS = gt.CARD_COLS  # a Grinch card's own rules columns: card tokens' first dense columns, action tokens' from gt.A_CARD on
 
 
 class _Embed(nn.Module):
@@ -65,11 +75,18 @@ class TokenNet(nn.Module):
 
     def __init__(self, d_model: int = 64, layers: int = 2, heads: int = 4, ff: int = 128, value_global: bool = False,
                  round_value: bool = False, raw_dense: bool = False, action_context: bool = False,
-                 action_card_ids: bool = True, token_options: tuple[str, ...] | list[str] = ()) -> None:
+                 action_card_ids: bool = True, token_options: tuple[str, ...] | list[str] = (), hand_pool: int = 0) -> None:
         super().__init__()
+        if hand_pool < 0:
+            raise ValueError(f"hand_pool must be 0 (off) or a positive width, got {hand_pool}")
+        if hand_pool and "action_cards" not in token_options:
+            raise ValueError(f"hand_pool reads the moved card's columns of the action tokens: it needs token_options to hold 'action_cards', "
+                             f"got {list(token_options)}")
         self.config = {"d_model": d_model, "layers": layers, "heads": heads, "ff": ff, "value_global": value_global, "round_value": round_value,
                        "raw_dense": raw_dense, "action_context": action_context,
                        "action_card_ids": action_card_ids, "token_options": list(token_options)}
+        if hand_pool:  # only when on, so that every earlier checkpoint's config (and the default network) is unchanged
+            self.config["hand_pool"] = hand_pool
         self.value_global = value_global
         self.raw_dense = raw_dense
         self.action_context = action_context
@@ -80,12 +97,17 @@ class TokenNet(nn.Module):
         layer = nn.TransformerEncoderLayer(d_model, heads, ff, dropout=0.0, batch_first=True, norm_first=True)
         self.encoder = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
         self.cross = nn.MultiheadAttention(d_model, heads, batch_first=True)
-        self.action_mlp = nn.Sequential(nn.Linear((5 if action_context else 3) * d_model + (layout.NUM_DENSE if raw_dense else 0), ff), nn.ReLU(), nn.Linear(ff, ff), nn.ReLU())
+        self.hand_pool = hand_pool
+        if hand_pool:
+            self.card_mlp = nn.Sequential(nn.Linear(_CARD_COLS, hand_pool), nn.ReLU(), nn.Linear(hand_pool, hand_pool), nn.ReLU())
+            self.hand_mlp = nn.Sequential(nn.Linear(2 * hand_pool, ff), nn.ReLU(), nn.Linear(ff, d_model), nn.ReLU())
+        self.action_mlp = nn.Sequential(nn.Linear((5 if action_context else 3) * d_model + (d_model if hand_pool else 0)
+                                                  + (layout.NUM_DENSE if raw_dense else 0), ff), nn.ReLU(), nn.Linear(ff, ff), nn.ReLU())
         self.logit = nn.Linear(ff, 1)
         self.q = nn.Linear(ff, 1)
-        self.value = nn.Sequential(nn.Linear(2 * d_model if value_global else d_model, ff), nn.ReLU(), nn.Linear(ff, 1))
-        self.round_value = (nn.Sequential(nn.Linear(2 * d_model if value_global else d_model, ff), nn.ReLU(), nn.Linear(ff, 1))
-                            if round_value else None)
+        v_width = (2 * d_model if value_global else d_model) + (d_model if hand_pool else 0)
+        self.value = nn.Sequential(nn.Linear(v_width, ff), nn.ReLU(), nn.Linear(ff, 1))
+        self.round_value = nn.Sequential(nn.Linear(v_width, ff), nn.ReLU(), nn.Linear(ff, 1)) if round_value else None
         nn.init.zeros_(self.logit.bias)
         self.logit.weight.data.mul_(0.01)  # a near-uniform first policy over the legal actions
 
@@ -107,12 +129,33 @@ class TokenNet(nn.Module):
         parts = [a, read, pooled.unsqueeze(1).expand_as(a)]
         if self.action_context:  # the global token and the acting seat's own token (never padding in either game)
             parts += [h[:, 0:1].expand_as(a), h[:, 1:2].expand_as(a)]
+        if self.hand_pool:
+            after, now = self._afterstate_hands(state, actions)
+            parts.append(after)
         if self.raw_dense:
             parts.append(actions[..., layout.NUM_IDS:])
         z = self.action_mlp(torch.cat(parts, dim=-1))
         v_in = torch.cat([pooled, h[:, 0]], dim=-1) if self.value_global else pooled  # token 0 is the global token (never padding)
+        if self.hand_pool:
+            v_in = torch.cat([v_in, now], dim=-1)
         round_value = self.round_value(v_in).squeeze(-1) if self.round_value is not None else None
         return self.logit(z).squeeze(-1), self.q(z).squeeze(-1), self.value(v_in).squeeze(-1), round_value
+
+    def _afterstate_hands(self, state: torch.Tensor, actions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``([B, A, d_model], [B, d_model])``: each action's afterstate hand, and the hand as it is, beside the unseen cards,
+        as pooled card features through the hand MLP (``hand_pool``; the second is the value head's)."""
+        ids = state[..., layout.TYPE]
+        pos = state[..., layout.POS]
+        cards = ids == gt.CARD_T
+        phi = self.card_mlp(state[..., layout.NUM_IDS:layout.NUM_IDS + _CARD_COLS])  # [B, N, P]: every card token's own columns
+        hand = (phi * (cards & (pos == gt.LOC_HAND)).unsqueeze(-1)).sum(1)  # [B, P]
+        unseen = (phi * (cards & (pos == gt.LOC_UNSEEN)).unsqueeze(-1)).sum(1) / 8.0
+        kind = actions[..., layout.TYPE]
+        sign = (kind == gt.A_DRAW_DISCARD).float() - (kind == gt.A_DISCARD).float()  # a pile draw adds its card, a discard removes it
+        moved = actions[..., layout.NUM_IDS + gt.A_CARD:layout.NUM_IDS + gt.A_CARD + _CARD_COLS]
+        after = hand.unsqueeze(1) + sign.unsqueeze(-1) * self.card_mlp(moved)  # [B, A, P]; the draw pile and the rows: the hand
+        return (self.hand_mlp(torch.cat([after, unseen.unsqueeze(1).expand_as(after)], dim=-1)),
+                self.hand_mlp(torch.cat([hand, unseen], dim=-1)))
 
     def distribution(self, state: torch.Tensor, actions: torch.Tensor, mask: torch.Tensor) -> tuple[MaskedCategorical, torch.Tensor, torch.Tensor]:
         """Return the masked policy, the Q-values and the value."""
