@@ -972,3 +972,13 @@ def test_extend_counts_the_unseen_cards_that_raise_each_open_row_of_every_afters
     want = ((more > base[:, :, None]) * unseen[:, None, :, None]).sum(2) * (obs[:, None, enc.ROW_USED:enc.ROW_USED + 7] < 0.5) / 12
     np.testing.assert_allclose(at[:, :SCORE_BASE, cols], want, atol=1e-6)
     assert want[..., 4:].any() and want[..., 6].any()  # the positions do exercise the Rainbow and Run counts
+    # the largest counts a rule can meet (a Grinch's 6 cards plus a drawn top: 7 fives; all 8), and a hand a 4 completes
+    fives = [card_id(s, 5, c) for s in range(4) for c in range(2)]
+    hands = np.zeros((3, 1, 48), np.float32)  # three observers, one hand each, every card not in it unseen
+    hands[0, 0, fives[:7]] = 1
+    hands[1, 0, fives] = 1
+    hands[2, 0, fives[:3] + [card_id(0, 1, 0), card_id(1, 2, 0), card_id(2, 3, 0)]] = 1  # W5 W5' N5 W1 N2 O3
+    got = rt._extend_counts(hands, 1 - hands.max(1))
+    np.testing.assert_array_equal(got[:, 0], [[10, 10, 10, 11, 8, 0, 0],  # a 6 of each suit raises the Rainbow; 30 for Match already
+                                              [10, 10, 10, 10, 8, 0, 0],
+                                              [9, 10, 11, 12, 2 + 2 + 6 + 12, 5, 8]])  # a fourth 5 (5 unseen); a 4 makes 1-5

@@ -287,7 +287,7 @@ def encode_batch(obs: np.ndarray, masks: np.ndarray | None = None, bonus_layout:
 
 _CELL = np.zeros((NUM_CARDS, NUM_SUITS, NUM_RANKS), np.float32)  # card -> its suit x rank cell
 _CELL[np.arange(NUM_CARDS), _SUIT, _RANK - 1] = 1
-_MATCH_UP = np.array([_MATCH[min(k, len(_MATCH) - 1)] for k in range(8)], np.float32)  # a count's match points, counts 0..7
+_MATCH_UP = np.array([_MATCH[min(k, len(_MATCH) - 1)] for k in range(10)], np.float32)  # a count's match points, 0..9 (8 cards a rank, + 1)
 
 
 def _extend_counts(hands: np.ndarray, unseen: np.ndarray) -> np.ndarray:
