@@ -34,7 +34,9 @@ those of the rows the seat can still write: a row already used on its score
 pad reads 0 (the rules forbid writing it again).  With ``encode_batch``'s
 ``action_cards`` (a network's ``net.token_options``; off by default, the
 version unchanged) a discard's and a pile draw's token also carry the moved
-card's suit, rank and bonus columns.
+card's suit, rank and bonus columns; with ``extend``, every discard and draw
+token, per open row, the count of unseen cards that would raise that row of
+its afterstate hand.
 
 Version 2 (``TOKENS_VERSION``) reads the score pads in points / 100 (the
 margin reward's scale; version 1 gave the observation's total / 450, where

@@ -1,0 +1,81 @@
+"""Can any network read `expectimax`'s discards from the afterstate alone?  Fit an MLP that scores every legal discard
+from a complete rules-level description of the hand it keeps (its suit x rank counts, the bonus cards it holds,
+its open-row values and bonus) beside the public context (the unseen cards' suit x rank counts, the used rows,
+the rounds left, the turn, the role), softmax over the legal discards, on the teacher's discards cached by
+``bc_teacher.py`` (run it first: ``/tmp/bc_expectimax_2000_1.npz`` and ``/tmp/bc_expectimax_100_2.npz``), and print
+the held-out agreement by turn beside the teacher's agreement with itself re-seeded (``bc_teacher.py`` prints it:
+0.723 on the discards).  A diagnosis for docs/results/learner_grinch.md (seventeenth session): if this MLP fits the
+discards far better than the token network (0.59-0.61 held out), the token network's reading of the afterstate
+is the limit; if not, the discards need the future the teacher samples.
+
+    OMP_NUM_THREADS=1 PYTHONPATH=. python docs/results/learner_grinch_draws/afterstate_fit.py [WIDTH] [STEPS]
+"""
+import sys
+import time
+
+import numpy as np
+import torch
+from bc_teacher_data import load  # this folder's helper
+
+from grinch_env.grinch import encoding as enc
+from grinch_env.grinch import tokens as rt
+from grinch_env.grinch.cards import NUM_CARDS
+
+torch.set_num_threads(1)
+width = int(sys.argv[1]) if len(sys.argv) > 1 else 256
+steps = int(sys.argv[2]) if len(sys.argv) > 2 else 8000
+lay = rt._layout("standard")
+SUIT_RANK = np.zeros((NUM_CARDS, 24), np.float32)  # card -> its suit x rank cell
+SUIT_RANK[np.arange(NUM_CARDS), (np.arange(NUM_CARDS) // 12) * 6 + (np.arange(NUM_CARDS) % 12) // 2] = 1
+BONUS = np.flatnonzero(lay.points > 0)  # the 12 bonus cards
+
+
+def features(obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``([D, 48, F] per discard, [D, 48] legal)``: each discard's afterstate and the decision's public context."""
+    hand = obs[:, :NUM_CARDS]
+    eye = np.eye(NUM_CARDS, dtype=np.float32)
+    after = hand[:, None, :] * (1 - eye)  # [D, 48, 48]
+    used = obs[:, enc.ROW_USED:enc.ROW_USED + 7]
+    rows, bonus = rt.hand_values(after)
+    rows = rows * (used[:, None] < 0.5)
+    seats = obs[:, enc.SEAT_BLOCK:enc.AT_TABLE].reshape(len(obs), -1, 4, NUM_CARDS)
+    unseen = (hand + seats.max(2).sum(1) == 0).astype(np.float32)
+    ctx = np.concatenate([unseen @ SUIT_RANK / 2, used, obs[:, enc.ROUNDS_LEFT:enc.TURN + 3], obs[:, enc.GRINCH_SEAT:enc.GRINCH_SEAT + 1]], 1)
+    per = np.concatenate([after @ SUIT_RANK / 2, after[..., BONUS], rows / 30, bonus[..., None] / 20,
+                          np.broadcast_to(ctx[:, None], (len(obs), NUM_CARDS, ctx.shape[1]))], -1)
+    return per.astype(np.float32), mask[:, :NUM_CARDS]
+
+
+tr, te = load(discards_only=True)
+x_tr, m_tr = features(tr["obs"], tr["mask"])
+x_te, m_te = features(te["obs"], te["mask"])
+a_tr, a_te = torch.from_numpy(tr["act"]), te["act"]
+x_tr, m_tr, x_te, m_te = map(torch.from_numpy, (x_tr, m_tr, x_te, m_te))
+turn_te = te["obs"][:, enc.TURN:enc.TURN + 3].argmax(1)
+print(f"discards: train {len(a_tr)}, held out {len(a_te)}; {x_tr.shape[-1]} features per discard", flush=True)
+torch.manual_seed(0)
+net = torch.nn.Sequential(torch.nn.Linear(x_tr.shape[-1], width), torch.nn.ReLU(), torch.nn.Linear(width, width), torch.nn.ReLU(),
+                          torch.nn.Linear(width, width), torch.nn.ReLU(), torch.nn.Linear(width, 1))
+opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+rng = np.random.default_rng(0)
+start = time.process_time()
+
+
+def agree(x, m, a):
+    with torch.no_grad():
+        s = torch.cat([net(x[i:i + 4096]).squeeze(-1) for i in range(0, len(x), 4096)]).masked_fill(~m.bool(), -1e9)
+    return (s.argmax(1).numpy() == np.asarray(a))
+
+
+for step in range(1, steps + 1):
+    idx = torch.from_numpy(rng.integers(0, len(a_tr), 256))
+    s = net(x_tr[idx]).squeeze(-1).masked_fill(~m_tr[idx].bool(), -1e9)
+    loss = torch.nn.functional.cross_entropy(s, a_tr[idx])
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    if step % (steps // 4) == 0:
+        ok = agree(x_te, m_te, a_te)
+        print(f"step {step}: cross-entropy {loss.item():.3f}; train {agree(x_tr[:8000], m_tr[:8000], a_tr[:8000]).mean():.3f}; held out "
+              f"{ok.mean():.3f}, by turn " + " / ".join(f"{ok[turn_te == t].mean():.3f}" for t in range(3))
+              + f" ({time.process_time() - start:.0f} CPU-s)", flush=True)
