@@ -8,7 +8,11 @@ the held-out agreement by turn beside the teacher's agreement with itself re-see
 discards far better than the token network (0.59-0.61 held out), the token network's reading of the afterstate
 is the limit; if not, the discards need the future the teacher samples.
 
-    OMP_NUM_THREADS=1 PYTHONPATH=. python docs/results/learner_grinch_draws/afterstate_fit.py [WIDTH] [STEPS]
+    OMP_NUM_THREADS=1 PYTHONPATH=. python docs/results/learner_grinch_draws/afterstate_fit.py [WIDTH] [STEPS] [GAMES]
+
+With ``GAMES`` > 0 the fitted MLP then plays the discards of one seat, `expectimax` its draws and rows, against
+`expectimax` (seat-rotated paired games, seed 4242, as ``swap_kinds.py``, whose ``discard`` line is the same match
+with a network's discards): does reading the teacher's discards better play better?
 """
 import sys
 import time
@@ -24,6 +28,7 @@ from grinch_env.grinch.cards import NUM_CARDS
 torch.set_num_threads(1)
 width = int(sys.argv[1]) if len(sys.argv) > 1 else 256
 steps = int(sys.argv[2]) if len(sys.argv) > 2 else 8000
+match_games = int(sys.argv[3]) if len(sys.argv) > 3 else 0
 lay = rt._layout("standard")
 SUIT_RANK = np.zeros((NUM_CARDS, 24), np.float32)  # card -> its suit x rank cell
 SUIT_RANK[np.arange(NUM_CARDS), (np.arange(NUM_CARDS) // 12) * 6 + (np.arange(NUM_CARDS) % 12) // 2] = 1
@@ -79,3 +84,36 @@ for step in range(1, steps + 1):
         print(f"step {step}: cross-entropy {loss.item():.3f}; train {agree(x_tr[:8000], m_tr[:8000], a_tr[:8000]).mean():.3f}; held out "
               f"{ok.mean():.3f}, by turn " + " / ".join(f"{ok[turn_te == t].mean():.3f}" for t in range(3))
               + f" ({time.process_time() - start:.0f} CPU-s)", flush=True)
+
+if match_games:
+    from grinch_env.agents import make_agent
+    from grinch_env.evaluation.evaluate import evaluate
+    from grinch_env.grinch.game import DRAW_PILE_ACTION, SCORE_BASE
+
+    net.eval()
+
+    class MLPDiscards:
+        """The fitted MLP's discards, `expectimax`'s draws and rows."""
+
+        name = "MLP discards"
+
+        def __init__(self) -> None:
+            self.expert = make_agent("expectimax", num_players=2, game="grinch")
+
+        def reset(self, seed=None):
+            self.expert.reset(seed)
+
+        def act(self, observation, action_mask):
+            mask = np.asarray(action_mask).astype(bool)
+            if mask[SCORE_BASE:].any() or not mask[:DRAW_PILE_ACTION].any():
+                return self.expert.act(observation, action_mask)
+            x, m = features(np.asarray(observation, np.float32)[None], mask[None])
+            with torch.no_grad():
+                s = net(torch.from_numpy(x)).squeeze(-1)[0].numpy()
+            return int(np.flatnonzero(m[0])[np.argmax(s[m[0]])])
+
+    res = evaluate([MLPDiscards(), "expectimax"], num_players=2, num_games=match_games, seed=4242, game="grinch")
+    a, b = (res.per_agent[x] for x in res.agents)
+    lo, hi = a["win_rate_ci"]
+    print(f"MLP discards against expectimax, {match_games} games: win share {a['win_rate']:.3f} [{lo:.3f}, {hi:.3f}]; "
+          f"mean total {a['mean_score']:.1f} against {b['mean_score']:.1f}", flush=True)
