@@ -982,3 +982,82 @@ def test_extend_counts_the_unseen_cards_that_raise_each_open_row_of_every_afters
     np.testing.assert_array_equal(got[:, 0], [[10, 10, 10, 11, 8, 0, 0],  # a 6 of each suit raises the Rainbow; 30 for Match already
                                               [10, 10, 10, 10, 8, 0, 0],
                                               [9, 10, 11, 12, 2 + 2 + 6 + 12, 5, 8]])  # a fourth 5 (5 unseen); a 4 makes 1-5
+
+
+def test_afterstate_head_reads_each_actions_kept_hand_cell_by_cell():
+    """``net.afterstate_head``: the head's input, checked by hand on the hand {N1', P6} with relative seat 1's pile top
+    O2': discarding N1' keeps the Presents-6 cell; drawing O2' holds the Noise-1, Ornaments-2 and Presents-6 cells and
+    the bonus cells of N1' and O2'; the draw pile and the rows the hand itself; the unseen cards fill every other cell
+    twice, once where a copy is placed, and the 10 other bonus cells; then the action's, the global and the own seat's
+    dense columns.  The head adds to the logits (a zero output layer leaves the network's own); it needs
+    ``action_cards``; a checkpoint keeps it."""
+    from pathlib import Path
+
+    from grinch_env.grinch import encoding as enc
+    from grinch_env.grinch.cards import card_id
+    from grinch_env.grinch.game import DRAW_DISCARD_BASE, DRAW_PILE_ACTION, SCORE_BASE
+    from training.learner.formats import RUN_FORMAT
+    from training.learner.rollout import greedy_actions, net_tokens, tokens_module
+    from training.learner.search import net_from_checkpoint
+
+    game = Game(3, rng=5)
+    obs = enc.encode(game, game.current)[None].copy()
+    n1b, p6, o2b = card_id(1, 1, 1), card_id(3, 6, 0), card_id(2, 2, 1)
+    obs[0, :48] = 0
+    obs[0, [n1b, p6]] = 1
+    for j in range(6):
+        obs[0, enc.SEAT_BLOCK + j * enc.SEAT_STRIDE:][:4 * 48] = 0
+    obs[0, enc.SEAT_BLOCK + 1 * enc.SEAT_STRIDE + enc.PILE_TOP + o2b] = 1
+    torch.manual_seed(0)
+    net = TokenNet(d_model=16, layers=1, heads=2, ff=16, action_card_ids=False, token_options=["action_cards"], afterstate_head=8)
+    st, at = net_tokens(net, "grinch", obs)
+    x = net._afterstate_input(st, at)[0].numpy()  # [62, 36 + 36 + 3 x 32]
+    cell = {"N1": 1 * 6 + 0, "O2": 2 * 6 + 1, "P6": 3 * 6 + 5}  # suit x 6 + rank - 1
+    bonus = {"N1'": 24 + 1 * 3 + 0, "O2'": 24 + 2 * 3 + 1}  # 24 + suit x 3 + rank - 1
+    want = np.zeros((62, 36), np.float32)
+    want[n1b, cell["P6"]] = 1  # discarding N1' keeps P6
+    want[p6, [cell["N1"], bonus["N1'"]]] = 1  # discarding P6 keeps N1'
+    want[DRAW_DISCARD_BASE + 1, [cell["N1"], cell["O2"], cell["P6"], bonus["N1'"], bonus["O2'"]]] = 1
+    hand = [DRAW_PILE_ACTION, DRAW_DISCARD_BASE, *range(DRAW_DISCARD_BASE + 2, SCORE_BASE), *range(SCORE_BASE, 62)]
+    want[np.ix_(hand, [cell["N1"], cell["P6"], bonus["N1'"]])] = 1
+    legal_cards = [n1b, p6]
+    np.testing.assert_array_equal(x[legal_cards + hand + [DRAW_DISCARD_BASE + 1], :36], want[legal_cards + hand + [DRAW_DISCARD_BASE + 1]])
+    unseen = np.full(36, 2.0, np.float32)
+    unseen[[cell["N1"], cell["O2"], cell["P6"]]] = 1
+    unseen[24:] = 1
+    unseen[[bonus["N1'"], bonus["O2'"]]] = 0
+    np.testing.assert_array_equal(x[:, 36:72] * 2, np.tile(unseen, (62, 1)))
+    d = rt.NUM_IDS
+    np.testing.assert_array_equal(x[:, 72:104], at[0, :, d:].numpy())
+    np.testing.assert_array_equal(x[:, 104:], np.tile(np.concatenate([st[0, 0, d:].numpy(), st[0, 1, d:].numpy()]), (62, 1)))
+
+    with torch.no_grad():
+        logits, q, _ = net(st, at)
+        net.after_logit.weight.zero_()
+        net.after_logit.bias.zero_()
+        net.after_q.weight.zero_()
+        net.after_q.bias.zero_()
+        plain_logits, plain_q, _ = net(st, at)
+        without = TokenNet(d_model=16, layers=1, heads=2, ff=16, action_card_ids=False, token_options=["action_cards"])
+        missing, unexpected = without.load_state_dict(net.state_dict(), strict=False)
+        assert not missing and {k.split(".")[0] for k in unexpected} == {"after_mlp", "after_logit", "after_q"}
+        own_logits, own_q, _ = without(st, at)
+    assert not torch.allclose(logits, plain_logits) and not torch.allclose(q, plain_q)  # the head adds to both
+    torch.testing.assert_close(plain_logits, own_logits)
+    torch.testing.assert_close(plain_q, own_q)
+    with pytest.raises(ValueError, match=r"afterstate_head reads the moved card's columns of the action tokens: it needs token_options to hold 'action_cards'"):
+        TokenNet(d_model=16, heads=2, ff=16, afterstate_head=8)
+    with pytest.raises(ValueError, match=r"net.afterstate_head reads the moved card's columns .* it needs net.token_options to hold 'action_cards'"):
+        load_config(None, ["game=grinch", "num_players=2", "net.afterstate_head=8"])
+    cfg = load_config(None, ["game=grinch", "num_players=2", "net.d_model=16", "net.heads=2", "net.ff=16", "net.action_card_ids=false",
+                             "net.token_options=[action_cards]", "net.afterstate_head=8"])
+    torch.manual_seed(0)
+    net = TokenNet(**cfg.net.model_dump())
+    assert net.config["afterstate_head"] == 8 and "afterstate_head" not in TokenNet(d_model=16, heads=2, ff=16).config
+    ckpt = {"format": RUN_FORMAT, "config": cfg.model_dump(), "model": net.state_dict(), "tokens_version": tokens_module("grinch").TOKENS_VERSION}
+    loaded, _ = net_from_checkpoint(ckpt, Path("run.pt"))
+    assert loaded.afterstate_head == 8
+    engine = get_game("grinch").vector(num_envs=4, num_players=2, seed=0, reward_mode="margin")
+    b = collect(engine, net, "grinch", "ppo", np.random.default_rng(0), credit="pad")
+    obs = b.obs.astype(np.float32)
+    np.testing.assert_array_equal(greedy_actions(loaded, "grinch", "ppo", obs, b.masks), greedy_actions(net, "grinch", "ppo", obs, b.masks))

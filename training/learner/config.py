@@ -41,6 +41,9 @@ class NetConfig(_Section):
         "and draw tokens also carry, per open row, how many unseen cards would raise that row of the afterstate hand)")
     hand_pool: int = Field(0, ge=0, description="Grinch, with token_options [action_cards]: 0 (off) or the width of the per-card features "
                            "that the action MLP reads summed over each action's afterstate hand and over the unseen cards (a set encoder)")
+    afterstate_head: int = Field(0, ge=0, description="Grinch, with token_options [action_cards]: 0 (off) or the width of a 3-layer MLP "
+                                 "that adds to each action's logit and Q-value from its kept hand's suit x rank counts and bonus cards, the "
+                                 "unseen cards' counts and the action, global and own-seat tokens' dense columns")
 
     @model_validator(mode="after")
     def _heads_divide(self) -> NetConfig:
@@ -195,6 +198,9 @@ class LearnerConfig(_Section):
                              f"got learning_rate_final={self.learning_rate_final} and anneal_samples={self.anneal_samples}")
         if self.net.token_options and self.game != "grinch":
             raise ValueError(f"net.token_options {self.net.token_options} are input options of the Grinch's tokens: they need game=grinch, got {self.game}")
+        if self.net.afterstate_head and "action_cards" not in self.net.token_options:
+            raise ValueError(f"net.afterstate_head reads the moved card's columns of the action tokens: it needs net.token_options to hold "
+                             f"'action_cards' (and game=grinch), got {self.net.token_options}")
         if self.net.hand_pool and "action_cards" not in self.net.token_options:
             raise ValueError(f"net.hand_pool reads the moved card's columns of the action tokens: it needs net.token_options to hold "
                              f"'action_cards' (and game=grinch), got {self.net.token_options}")

@@ -30,6 +30,11 @@ plus the drawn top card's (the columns the action token carries), beside the sam
 (public counts, / 8), through a second MLP: the kept cards' composition (how many of a suit, of a rank, what
 they could still become given what is unseen) that the row values of the afterstate do not show, read
 the same way for every card (DeepSets; no card ids); the value head reads the same for the hand as it is.
+With ``afterstate_head = W > 0`` (the Grinch, with ``action_cards``) a second scorer adds to every action's logit
+and Q-value: a 3-layer MLP of width ``W`` on the action's kept hand written out cell by cell (suit x rank counts and
+the bonus cards held: the hand's cards minus the discard, plus a drawn top), the unseen cards' counts, the action
+token's dense columns and the global and own-seat tokens' (a complete afterstate, as ``afterstate_fit.py`` in
+docs/results/learner_grinch_draws/ reads it; no card ids, no expectation).
 Nothing in it depends on the number of seats.
 """
 
@@ -42,6 +47,7 @@ from grinch_env import tokens as layout  # the token layout both games share
 from grinch_env.grinch import tokens as gt  # hand_pool's codes (the Grinch's card tokens and action kinds)
 from training.model import MaskedCategorical
 
+_CODE = 36  # afterstate_head's code of a card: its suit x rank cell (24) and its bonus cell (12)
 _CARD_COLS = gt.CARD_COLS  # a Grinch card's own rules columns: card tokens' first dense columns, action tokens' from gt.A_CARD on
 
 
@@ -75,8 +81,14 @@ class TokenNet(nn.Module):
 
     def __init__(self, d_model: int = 64, layers: int = 2, heads: int = 4, ff: int = 128, value_global: bool = False,
                  round_value: bool = False, raw_dense: bool = False, action_context: bool = False,
-                 action_card_ids: bool = True, token_options: tuple[str, ...] | list[str] = (), hand_pool: int = 0) -> None:
+                 action_card_ids: bool = True, token_options: tuple[str, ...] | list[str] = (), hand_pool: int = 0,
+                 afterstate_head: int = 0) -> None:
         super().__init__()
+        if afterstate_head < 0:
+            raise ValueError(f"afterstate_head must be 0 (off) or a positive width, got {afterstate_head}")
+        if afterstate_head and "action_cards" not in token_options:
+            raise ValueError(f"afterstate_head reads the moved card's columns of the action tokens: it needs token_options to hold "
+                             f"'action_cards', got {list(token_options)}")
         if hand_pool < 0:
             raise ValueError(f"hand_pool must be 0 (off) or a positive width, got {hand_pool}")
         if hand_pool and "action_cards" not in token_options:
@@ -87,6 +99,17 @@ class TokenNet(nn.Module):
                        "action_card_ids": action_card_ids, "token_options": list(token_options)}
         if hand_pool:  # only when on, so that every earlier checkpoint's config (and the default network) is unchanged
             self.config["hand_pool"] = hand_pool
+        if afterstate_head:
+            self.config["afterstate_head"] = afterstate_head
+        self.afterstate_head = afterstate_head
+        if afterstate_head:
+            width = 2 * _CODE + 3 * layout.NUM_DENSE
+            self.after_mlp = nn.Sequential(nn.Linear(width, afterstate_head), nn.ReLU(), nn.Linear(afterstate_head, afterstate_head), nn.ReLU(),
+                                           nn.Linear(afterstate_head, afterstate_head), nn.ReLU())
+            self.after_logit = nn.Linear(afterstate_head, 1)
+            self.after_q = nn.Linear(afterstate_head, 1)
+            nn.init.zeros_(self.after_logit.bias)
+            self.after_logit.weight.data.mul_(0.01)
         self.value_global = value_global
         self.raw_dense = raw_dense
         self.action_context = action_context
@@ -135,11 +158,16 @@ class TokenNet(nn.Module):
         if self.raw_dense:
             parts.append(actions[..., layout.NUM_IDS:])
         z = self.action_mlp(torch.cat(parts, dim=-1))
+        logit, q = self.logit(z).squeeze(-1), self.q(z).squeeze(-1)
+        if self.afterstate_head:
+            za = self.after_mlp(self._afterstate_input(state, actions))
+            logit = logit + self.after_logit(za).squeeze(-1)
+            q = q + self.after_q(za).squeeze(-1)
         v_in = torch.cat([pooled, h[:, 0]], dim=-1) if self.value_global else pooled  # token 0 is the global token (never padding)
         if self.hand_pool:
             v_in = torch.cat([v_in, now], dim=-1)
         round_value = self.round_value(v_in).squeeze(-1) if self.round_value is not None else None
-        return self.logit(z).squeeze(-1), self.q(z).squeeze(-1), self.value(v_in).squeeze(-1), round_value
+        return logit, q, self.value(v_in).squeeze(-1), round_value
 
     def _afterstate_hands(self, state: torch.Tensor, actions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """``([B, A, d_model], [B, d_model])``: each action's afterstate hand, and the hand as it is, beside the unseen cards,
@@ -156,6 +184,34 @@ class TokenNet(nn.Module):
         after = hand.unsqueeze(1) + sign.unsqueeze(-1) * self.card_mlp(moved)  # [B, A, P]; the draw pile and the rows: the hand
         return (self.hand_mlp(torch.cat([after, unseen.unsqueeze(1).expand_as(after)], dim=-1)),
                 self.hand_mlp(torch.cat([hand, unseen], dim=-1)))
+
+    @staticmethod
+    def _codes(cols: torch.Tensor) -> torch.Tensor:
+        """``[..., 36]``: a card's suit x rank cell (24) and, for a bonus card, its suit x rank 1-3 cell (12), from its 11
+        rules columns (all 0 for no card)."""
+        present = cols[..., :4].sum(-1, keepdim=True) > 0
+        suit = cols[..., :4].argmax(-1)
+        rank = (cols[..., 4] * 6).round().long().clamp(1, 6) - 1
+        cell = nn.functional.one_hot(suit * 6 + rank, 24) * present
+        bonus = nn.functional.one_hot(suit * 3 + rank.clamp(max=2), 12) * (present & (cols[..., 5:6] > 0))
+        return torch.cat([cell, bonus], dim=-1).float()
+
+    def _afterstate_input(self, state: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
+        """``[B, A, 2 * 36 + 3 * NUM_DENSE]`` (``afterstate_head``): each action's kept hand as cell counts (the hand minus
+        the discard, plus a drawn top), the unseen cards' counts / 2, the action token's dense columns (its open-row
+        values and bonus), the global token's and the acting seat's own token's dense columns."""
+        cards = state[..., layout.TYPE] == gt.CARD_T
+        pos = state[..., layout.POS]
+        code = self._codes(state[..., layout.NUM_IDS:layout.NUM_IDS + _CARD_COLS])  # [B, N, 36]
+        hand = (code * (cards & (pos == gt.LOC_HAND)).unsqueeze(-1)).sum(1)
+        unseen = (code * (cards & (pos == gt.LOC_UNSEEN)).unsqueeze(-1)).sum(1) / 2.0
+        kind = actions[..., layout.TYPE]
+        sign = (kind == gt.A_DRAW_DISCARD).float() - (kind == gt.A_DISCARD).float()
+        moved = self._codes(actions[..., layout.NUM_IDS + gt.A_CARD:layout.NUM_IDS + gt.A_CARD + _CARD_COLS])
+        after = hand.unsqueeze(1) + sign.unsqueeze(-1) * moved  # [B, A, 36]
+        a = actions.shape[1]
+        ctx = torch.cat([state[:, 0, layout.NUM_IDS:], state[:, 1, layout.NUM_IDS:]], dim=-1).unsqueeze(1).expand(-1, a, -1)
+        return torch.cat([after, unseen.unsqueeze(1).expand(-1, a, -1), actions[..., layout.NUM_IDS:], ctx], dim=-1)
 
     def distribution(self, state: torch.Tensor, actions: torch.Tensor, mask: torch.Tensor) -> tuple[MaskedCategorical, torch.Tensor, torch.Tensor]:
         """Return the masked policy, the Q-values and the value."""
