@@ -322,3 +322,13 @@ def test_the_grinch_cards_config_is_the_noid_recipe_with_the_moved_cards_columns
     assert {k for k in noid if noid[k] != cards[k]} == {"run_name", "net"}
     assert {k for k in noid["net"] if noid["net"][k] != cards["net"][k]} == {"token_options"}
     assert noid["net"]["token_options"] == [] and cards["net"]["token_options"] == ["action_cards"]
+
+
+def test_the_grinch_afterstate_config_is_the_cards_recipe_with_the_afterstate_head():
+    """configs/learner_grinch_afterstate.yaml, measured in docs/results/learner_grinch.md (seventeenth session) as the
+    cards recipe with ``net.afterstate_head=128``, differs from it in that key and the run name only."""
+    cards = load_config("configs/learner_grinch_cards.yaml").model_dump()
+    after = load_config("configs/learner_grinch_afterstate.yaml").model_dump()
+    assert {k for k in cards if cards[k] != after[k]} == {"run_name", "net"}
+    assert {k for k in cards["net"] if cards["net"][k] != after["net"][k]} == {"afterstate_head"}
+    assert cards["net"]["afterstate_head"] == 0 and after["net"]["afterstate_head"] == 128
