@@ -851,31 +851,65 @@ def test_card_after_gives_every_card_token_the_hand_with_that_card_added_or_remo
     np.testing.assert_array_equal(st[0], plain)
 
 
+def _check_card_option(option: str) -> None:
+    """A network option that reads the moved card's columns (``hand_pool``, ``afterstate_head``): refused without
+    ``action_cards`` by the network and by the config, recorded in the network's config only when on (older configs
+    unchanged), kept by a checkpoint, and the loaded network plays as the saved one."""
+    from pathlib import Path
+
+    from training.learner.formats import RUN_FORMAT
+    from training.learner.rollout import greedy_actions, tokens_module
+    from training.learner.search import net_from_checkpoint
+
+    with pytest.raises(ValueError, match=rf"{option} reads the moved card's columns of the action tokens: it needs token_options to hold 'action_cards'"):
+        TokenNet(d_model=16, heads=2, ff=16, **{option: 8})
+    with pytest.raises(ValueError, match=rf"net.{option} reads the moved card's columns .* it needs net.token_options to hold 'action_cards'"):
+        load_config(None, ["game=grinch", "num_players=2", f"net.{option}=8"])
+    cfg = load_config(None, ["game=grinch", "num_players=2", "net.d_model=16", "net.heads=2", "net.ff=16", "net.action_card_ids=false",
+                             "net.token_options=[action_cards]", f"net.{option}=8"])
+    torch.manual_seed(0)
+    net = TokenNet(**cfg.net.model_dump())
+    assert net.config[option] == 8 and option not in TokenNet(d_model=16, heads=2, ff=16).config
+    ckpt = {"format": RUN_FORMAT, "config": cfg.model_dump(), "model": net.state_dict(), "tokens_version": tokens_module("grinch").TOKENS_VERSION}
+    loaded, _ = net_from_checkpoint(ckpt, Path("run.pt"))
+    assert getattr(loaded, option) == 8
+    engine = get_game("grinch").vector(num_envs=4, num_players=2, seed=0, reward_mode="margin")
+    b = collect(engine, net, "grinch", "ppo", np.random.default_rng(0), credit="pad")
+    obs = b.obs.astype(np.float32)
+    np.testing.assert_array_equal(greedy_actions(loaded, "grinch", "ppo", obs, b.masks), greedy_actions(net, "grinch", "ppo", obs, b.masks))
+
+
+def _n1_p6_o2_obs() -> np.ndarray:
+    """``[1, 1337]``: a 3-player observation whose hand is {N1', P6} and whose only pile card is O2' on relative seat 1's
+    top (nothing under it, nothing known in a hand): the hand-made position of the card-column tests."""
+    from grinch_env.grinch import encoding as enc
+    from grinch_env.grinch.cards import card_id
+
+    game = Game(3, rng=5)
+    obs = enc.encode(game, game.current)[None].copy()
+    obs[0, :48] = 0
+    obs[0, [card_id(1, 1, 1), card_id(3, 6, 0)]] = 1
+    for j in range(6):
+        obs[0, enc.SEAT_BLOCK + j * enc.SEAT_STRIDE:][:4 * 48] = 0
+    obs[0, enc.SEAT_BLOCK + 1 * enc.SEAT_STRIDE + enc.PILE_TOP + card_id(2, 2, 1)] = 1
+    return obs
+
+
 def test_hand_pool_reads_each_actions_afterstate_hand_and_the_unseen_cards():
     """``net.hand_pool``: with the card MLP made the identity on a card's 11 rules columns and the hand MLP removed, each
     action's pooled afterstate is the sum of its kept cards' columns, checked by hand on the hand {N1', P6} with relative
     seat 1's pile top O2': discarding N1' keeps P6, drawing O2' holds all three, the draw pile and the rows the hand
     itself; the unseen cards are the other 45 (/ 8).  The option needs ``action_cards`` (network and config), a
     checkpoint keeps it, and the network still plays."""
-    from pathlib import Path
 
     from torch import nn
 
-    from grinch_env.grinch import encoding as enc
     from grinch_env.grinch.cards import card_id
     from grinch_env.grinch.game import DRAW_DISCARD_BASE, DRAW_PILE_ACTION, SCORE_BASE
-    from training.learner.formats import RUN_FORMAT
-    from training.learner.rollout import greedy_actions, net_tokens, tokens_module
-    from training.learner.search import net_from_checkpoint
+    from training.learner.rollout import net_tokens
 
-    game = Game(3, rng=5)
-    obs = enc.encode(game, game.current)[None].copy()
-    n1b, p6, o2b = card_id(1, 1, 1), card_id(3, 6, 0), card_id(2, 2, 1)
-    obs[0, :48] = 0
-    obs[0, [n1b, p6]] = 1
-    for j in range(6):
-        obs[0, enc.SEAT_BLOCK + j * enc.SEAT_STRIDE:][:4 * 48] = 0  # no pile contents, tops, cards under them or known cards
-    obs[0, enc.SEAT_BLOCK + 1 * enc.SEAT_STRIDE + enc.PILE_TOP + o2b] = 1
+    n1b, p6 = card_id(1, 1, 1), card_id(3, 6, 0)
+    obs = _n1_p6_o2_obs()
     net = TokenNet(d_model=16, layers=1, heads=2, ff=16, action_card_ids=False, token_options=["action_cards"], hand_pool=11)
     with torch.no_grad():
         for layer in (net.card_mlp[0], net.card_mlp[2]):
@@ -900,22 +934,7 @@ def test_hand_pool_reads_each_actions_afterstate_hand_and_the_unseen_cards():
     np.testing.assert_allclose(pooled[:, 11:], np.tile(np.divide(unseen, 8), (len(pooled), 1)), atol=1e-5)
     np.testing.assert_allclose(now, np.concatenate([hand, np.divide(unseen, 8)]), atol=1e-5)
 
-    with pytest.raises(ValueError, match=r"hand_pool reads the moved card's columns of the action tokens: it needs token_options to hold 'action_cards'"):
-        TokenNet(d_model=16, heads=2, ff=16, hand_pool=8)
-    with pytest.raises(ValueError, match=r"net.hand_pool reads the moved card's columns .* it needs net.token_options to hold 'action_cards'"):
-        load_config(None, ["game=grinch", "num_players=2", "net.hand_pool=8"])
-    cfg = load_config(None, ["game=grinch", "num_players=2", "net.d_model=16", "net.heads=2", "net.ff=16", "net.action_card_ids=false",
-                             "net.token_options=[action_cards]", "net.hand_pool=8"])
-    torch.manual_seed(0)
-    net = TokenNet(**cfg.net.model_dump())
-    assert net.config["hand_pool"] == 8 and "hand_pool" not in TokenNet(d_model=16, heads=2, ff=16).config  # older configs unchanged
-    ckpt = {"format": RUN_FORMAT, "config": cfg.model_dump(), "model": net.state_dict(), "tokens_version": tokens_module("grinch").TOKENS_VERSION}
-    loaded, _ = net_from_checkpoint(ckpt, Path("run.pt"))
-    assert loaded.hand_pool == 8
-    engine = get_game("grinch").vector(num_envs=4, num_players=2, seed=0, reward_mode="margin")
-    b = collect(engine, net, "grinch", "ppo", np.random.default_rng(0), credit="pad")
-    obs = b.obs.astype(np.float32)
-    np.testing.assert_array_equal(greedy_actions(loaded, "grinch", "ppo", obs, b.masks), greedy_actions(net, "grinch", "ppo", obs, b.masks))
+    _check_card_option("hand_pool")
 
 
 def test_extend_counts_the_unseen_cards_that_raise_each_open_row_of_every_afterstate():
@@ -991,23 +1010,13 @@ def test_afterstate_head_reads_each_actions_kept_hand_cell_by_cell():
     twice, once where a copy is placed, and the 10 other bonus cells; then the action's, the global and the own seat's
     dense columns.  The head adds to the logits (a zero output layer leaves the network's own); it needs
     ``action_cards``; a checkpoint keeps it."""
-    from pathlib import Path
 
-    from grinch_env.grinch import encoding as enc
     from grinch_env.grinch.cards import card_id
     from grinch_env.grinch.game import DRAW_DISCARD_BASE, DRAW_PILE_ACTION, SCORE_BASE
-    from training.learner.formats import RUN_FORMAT
-    from training.learner.rollout import greedy_actions, net_tokens, tokens_module
-    from training.learner.search import net_from_checkpoint
+    from training.learner.rollout import net_tokens
 
-    game = Game(3, rng=5)
-    obs = enc.encode(game, game.current)[None].copy()
-    n1b, p6, o2b = card_id(1, 1, 1), card_id(3, 6, 0), card_id(2, 2, 1)
-    obs[0, :48] = 0
-    obs[0, [n1b, p6]] = 1
-    for j in range(6):
-        obs[0, enc.SEAT_BLOCK + j * enc.SEAT_STRIDE:][:4 * 48] = 0
-    obs[0, enc.SEAT_BLOCK + 1 * enc.SEAT_STRIDE + enc.PILE_TOP + o2b] = 1
+    n1b, p6 = card_id(1, 1, 1), card_id(3, 6, 0)
+    obs = _n1_p6_o2_obs()
     torch.manual_seed(0)
     net = TokenNet(d_model=16, layers=1, heads=2, ff=16, action_card_ids=False, token_options=["action_cards"], afterstate_head=8)
     st, at = net_tokens(net, "grinch", obs)
@@ -1045,19 +1054,4 @@ def test_afterstate_head_reads_each_actions_kept_hand_cell_by_cell():
     assert not torch.allclose(logits, plain_logits) and not torch.allclose(q, plain_q)  # the head adds to both
     torch.testing.assert_close(plain_logits, own_logits)
     torch.testing.assert_close(plain_q, own_q)
-    with pytest.raises(ValueError, match=r"afterstate_head reads the moved card's columns of the action tokens: it needs token_options to hold 'action_cards'"):
-        TokenNet(d_model=16, heads=2, ff=16, afterstate_head=8)
-    with pytest.raises(ValueError, match=r"net.afterstate_head reads the moved card's columns .* it needs net.token_options to hold 'action_cards'"):
-        load_config(None, ["game=grinch", "num_players=2", "net.afterstate_head=8"])
-    cfg = load_config(None, ["game=grinch", "num_players=2", "net.d_model=16", "net.heads=2", "net.ff=16", "net.action_card_ids=false",
-                             "net.token_options=[action_cards]", "net.afterstate_head=8"])
-    torch.manual_seed(0)
-    net = TokenNet(**cfg.net.model_dump())
-    assert net.config["afterstate_head"] == 8 and "afterstate_head" not in TokenNet(d_model=16, heads=2, ff=16).config
-    ckpt = {"format": RUN_FORMAT, "config": cfg.model_dump(), "model": net.state_dict(), "tokens_version": tokens_module("grinch").TOKENS_VERSION}
-    loaded, _ = net_from_checkpoint(ckpt, Path("run.pt"))
-    assert loaded.afterstate_head == 8
-    engine = get_game("grinch").vector(num_envs=4, num_players=2, seed=0, reward_mode="margin")
-    b = collect(engine, net, "grinch", "ppo", np.random.default_rng(0), credit="pad")
-    obs = b.obs.astype(np.float32)
-    np.testing.assert_array_equal(greedy_actions(loaded, "grinch", "ppo", obs, b.masks), greedy_actions(net, "grinch", "ppo", obs, b.masks))
+    _check_card_option("afterstate_head")

@@ -188,7 +188,8 @@ class TokenNet(nn.Module):
     @staticmethod
     def _codes(cols: torch.Tensor) -> torch.Tensor:
         """``[..., 36]``: a card's suit x rank cell (24) and, for a bonus card, its suit x rank 1-3 cell (12), from its 11
-        rules columns (all 0 for no card)."""
+        rules columns (all 0 for no card).  The bonus cells are the standard layout's (ranks 1-3); a custom layout's
+        bonus on a higher rank shares its suit's rank-3 cell."""
         present = cols[..., :4].sum(-1, keepdim=True) > 0
         suit = cols[..., :4].argmax(-1)
         rank = (cols[..., 4] * 6).round().long().clamp(1, 6) - 1
