@@ -273,23 +273,20 @@ def encode_batch(obs: np.ndarray, masks: np.ndarray | None = None, bonus_layout:
         c[..., d + C_AFTER:d + C_AFTER + NUM_ROWS] = rows / MAX_ROW_VALUE
         c[..., d + C_AFTER + NUM_ROWS] = bonus / lay.scales.bonus
 
-    at = _action_tokens(obs, hand, top, second, lay)
+    after = _afterstate_hands(hand, top)
+    at = _action_tokens(obs, after, top, second, lay)
     if action_cards:
         cols = slice(d + A_CARD, d + A_CARD + lay.card_dense.shape[1])
         at[:, :DRAW_PILE_ACTION, cols] = lay.card_dense
         at[:, DRAW_DISCARD_BASE:SCORE_BASE, cols] = top @ lay.card_dense  # a pile's top card (0 for an empty pile)
     if extend:
-        eye = np.eye(NUM_CARDS, dtype=np.float32)
-        after = np.concatenate([hand[:, None, :] * (1 - eye), hand[:, None, :], np.minimum(hand[:, None, :] + top, 1)], axis=1)  # [B, 55, 48]
-        unseen = (hand + contents.max(1) + top.max(1) + second.max(1) + known.max(1) == 0).astype(np.float32)
         used = obs[:, None, enc.ROW_USED:enc.ROW_USED + NUM_ROWS] > 0.5
-        at[:, :SCORE_BASE, d + A_EXTEND:d + A_EXTEND + NUM_ROWS] = _extend_counts(after, unseen) * ~used / 12.0
+        at[:, :SCORE_BASE, d + A_EXTEND:d + A_EXTEND + NUM_ROWS] = _extend_counts(after, (loc == LOC_UNSEEN).astype(np.float32)) * ~used / 12.0
     return st, at
 
 
 _CELL = np.zeros((NUM_CARDS, NUM_SUITS, NUM_RANKS), np.float32)  # card -> its suit x rank cell
 _CELL[np.arange(NUM_CARDS), _SUIT, _RANK - 1] = 1
-_MATCH_UP = np.array([_MATCH[min(k, len(_MATCH) - 1)] for k in range(10)], np.float32)  # a count's match points, 0..9 (8 cards a rank, + 1)
 
 
 def _extend_counts(hands: np.ndarray, unseen: np.ndarray) -> np.ndarray:
@@ -305,9 +302,9 @@ def _extend_counts(hands: np.ndarray, unseen: np.ndarray) -> np.ndarray:
     top_rank = (ranks * (g > 0)).max(-1)  # [B, H, 4]: the highest rank held per suit (0: none)
     out[..., 4] = (u[:, None] * (ranks > top_rank[..., None])).sum((-1, -2))  # Rainbow: a higher rank of its suit
     counts = g.sum(2).astype(np.int64)  # [B, H, 6]: cards per rank
-    now = _MATCH_UP[counts.max(-1)]  # [B, H]
+    now = _MATCH[counts.max(-1)]  # [B, H]
     u_rank = u.sum(1)[:, None, :]  # [B, 1, 6]
-    out[..., 5] = (u_rank * (_MATCH_UP[counts + 1] > now[..., None])).sum(-1)  # Match: one more of a rank
+    out[..., 5] = (u_rank * (_MATCH[counts + 1] > now[..., None])).sum(-1)  # Match: one more of a rank (MATCH_POINTS covers 0..12)
     present = counts > 0
     below = np.zeros(counts.shape, np.int64)  # consecutive held ranks just under each rank
     above = np.zeros(counts.shape, np.int64)
@@ -320,7 +317,7 @@ def _extend_counts(hands: np.ndarray, unseen: np.ndarray) -> np.ndarray:
         length = (length + 1) * present[..., r]
         run = np.maximum(run, length)
     new = np.maximum(run[..., None], np.where(present, run[..., None], below + 1 + above))  # the longest run with one more of a rank
-    out[..., 6] = (u_rank * (_RUN[np.minimum(new, len(_RUN) - 1)] > _RUN[np.minimum(run, len(_RUN) - 1)][..., None])).sum(-1)  # Run
+    out[..., 6] = (u_rank * (_RUN[new] > _RUN[run][..., None])).sum(-1)  # Run (runs are at most 6 long: RUN_POINTS covers them)
     return out
 
 
@@ -354,15 +351,18 @@ def _others_best(totals: np.ndarray) -> np.ndarray:
     return np.where(top, second, best)
 
 
-def _action_tokens(obs: np.ndarray, hand: np.ndarray, top: np.ndarray, second: np.ndarray, lay: _Layout) -> np.ndarray:
+def _afterstate_hands(hand: np.ndarray, top: np.ndarray) -> np.ndarray:
+    """``[B, 55, 48]``: the hand after each of the 48 discards, the draw pile (the hand before chance) and the 6 pile draws."""
+    eye = np.eye(NUM_CARDS, dtype=np.float32)
+    discards = hand[:, None, :] * (1 - eye)[None]  # [B, 48, 48]
+    draws = np.minimum(hand[:, None, :] + top, 1)  # [B, 6, 48]
+    return np.concatenate([discards, hand[:, None, :], draws], axis=1)
+
+
+def _action_tokens(obs: np.ndarray, after: np.ndarray, top: np.ndarray, second: np.ndarray, lay: _Layout) -> np.ndarray:
     b = obs.shape[0]
     d = NUM_IDS
     at = np.zeros((b, NUM_ACTIONS, ACTION_DIM), np.float32)
-    eye = np.eye(NUM_CARDS, dtype=np.float32)
-    # Afterstate hands: 48 discards, the draw pile (the hand before chance), 6 discard-pile draws.
-    discards = hand[:, None, :] * (1 - eye)[None]  # [B, 48, 48]
-    draws = np.minimum(hand[:, None, :] + top, 1)  # [B, 6, 48]
-    after = np.concatenate([discards, hand[:, None, :], draws], axis=1)  # [B, 55, 48]
     rows, bonus = _open_values(after, obs[:, None, enc.ROW_USED:enc.ROW_USED + NUM_ROWS], lay)  # the rows this seat can still write (v3)
     feats = np.concatenate([rows / MAX_ROW_VALUE, (bonus / lay.scales.bonus)[..., None]], axis=-1)  # [B, 55, 8]
     at[:, :SCORE_BASE, d:d + 8] = feats

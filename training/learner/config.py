@@ -198,12 +198,10 @@ class LearnerConfig(_Section):
                              f"got learning_rate_final={self.learning_rate_final} and anneal_samples={self.anneal_samples}")
         if self.net.token_options and self.game != "grinch":
             raise ValueError(f"net.token_options {self.net.token_options} are input options of the Grinch's tokens: they need game=grinch, got {self.game}")
-        if self.net.afterstate_head and "action_cards" not in self.net.token_options:
-            raise ValueError(f"net.afterstate_head reads the moved card's columns of the action tokens: it needs net.token_options to hold "
-                             f"'action_cards' (and game=grinch), got {self.net.token_options}")
-        if self.net.hand_pool and "action_cards" not in self.net.token_options:
-            raise ValueError(f"net.hand_pool reads the moved card's columns of the action tokens: it needs net.token_options to hold "
-                             f"'action_cards' (and game=grinch), got {self.net.token_options}")
+        for name in ("afterstate_head", "hand_pool"):  # the network options that read the moved card's columns
+            if getattr(self.net, name) and "action_cards" not in self.net.token_options:
+                raise ValueError(f"net.{name} reads the moved card's columns of the action tokens: it needs net.token_options to hold "
+                                 f"'action_cards' (and game=grinch), got {self.net.token_options}")
         if len(set(self.net.token_options)) != len(self.net.token_options):
             raise ValueError(f"net.token_options lists an option twice: {self.net.token_options}")
         if self.ppo.round_baseline and self.ppo.round_coef == 0:

@@ -84,23 +84,17 @@ class TokenNet(nn.Module):
                  action_card_ids: bool = True, token_options: tuple[str, ...] | list[str] = (), hand_pool: int = 0,
                  afterstate_head: int = 0) -> None:
         super().__init__()
-        if afterstate_head < 0:
-            raise ValueError(f"afterstate_head must be 0 (off) or a positive width, got {afterstate_head}")
-        if afterstate_head and "action_cards" not in token_options:
-            raise ValueError(f"afterstate_head reads the moved card's columns of the action tokens: it needs token_options to hold "
-                             f"'action_cards', got {list(token_options)}")
-        if hand_pool < 0:
-            raise ValueError(f"hand_pool must be 0 (off) or a positive width, got {hand_pool}")
-        if hand_pool and "action_cards" not in token_options:
-            raise ValueError(f"hand_pool reads the moved card's columns of the action tokens: it needs token_options to hold 'action_cards', "
-                             f"got {list(token_options)}")
         self.config = {"d_model": d_model, "layers": layers, "heads": heads, "ff": ff, "value_global": value_global, "round_value": round_value,
                        "raw_dense": raw_dense, "action_context": action_context,
                        "action_card_ids": action_card_ids, "token_options": list(token_options)}
-        if hand_pool:  # only when on, so that every earlier checkpoint's config (and the default network) is unchanged
-            self.config["hand_pool"] = hand_pool
-        if afterstate_head:
-            self.config["afterstate_head"] = afterstate_head
+        for name, width in (("afterstate_head", afterstate_head), ("hand_pool", hand_pool)):  # the options that read the moved card
+            if width < 0:
+                raise ValueError(f"{name} must be 0 (off) or a positive width, got {width}")
+            if width and "action_cards" not in token_options:
+                raise ValueError(f"{name} reads the moved card's columns of the action tokens: it needs token_options to hold 'action_cards', "
+                                 f"got {list(token_options)}")
+            if width:  # only when on, so that every earlier checkpoint's config (and the default network) is unchanged
+                self.config[name] = width
         self.afterstate_head = afterstate_head
         if afterstate_head:
             width = 2 * _CODE + 3 * layout.NUM_DENSE
@@ -169,19 +163,26 @@ class TokenNet(nn.Module):
         round_value = self.round_value(v_in).squeeze(-1) if self.round_value is not None else None
         return logit, q, self.value(v_in).squeeze(-1), round_value
 
-    def _afterstate_hands(self, state: torch.Tensor, actions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """``([B, A, d_model], [B, d_model])``: each action's afterstate hand, and the hand as it is, beside the unseen cards,
-        as pooled card features through the hand MLP (``hand_pool``; the second is the value head's)."""
-        ids = state[..., layout.TYPE]
+    @staticmethod
+    def _pool_cards(state: torch.Tensor, actions: torch.Tensor, code) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """``(after [B, A, F], hand [B, F], unseen [B, F])``: ``code`` (a card's 11 rules columns to ``F`` features) summed over
+        the observer's hand, over each action's afterstate hand (minus the discarded card, plus a drawn top; the draw pile
+        and the rows: the hand) and over the unseen cards (``hand_pool``'s and ``afterstate_head``'s shared pooling)."""
+        cards = state[..., layout.TYPE] == gt.CARD_T
         pos = state[..., layout.POS]
-        cards = ids == gt.CARD_T
-        phi = self.card_mlp(state[..., layout.NUM_IDS:layout.NUM_IDS + _CARD_COLS])  # [B, N, P]: every card token's own columns
-        hand = (phi * (cards & (pos == gt.LOC_HAND)).unsqueeze(-1)).sum(1)  # [B, P]
-        unseen = (phi * (cards & (pos == gt.LOC_UNSEEN)).unsqueeze(-1)).sum(1) / 8.0
+        per_card = code(state[..., layout.NUM_IDS:layout.NUM_IDS + _CARD_COLS])  # [B, N, F]: every card token's own columns
+        hand = (per_card * (cards & (pos == gt.LOC_HAND)).unsqueeze(-1)).sum(1)
+        unseen = (per_card * (cards & (pos == gt.LOC_UNSEEN)).unsqueeze(-1)).sum(1)
         kind = actions[..., layout.TYPE]
         sign = (kind == gt.A_DRAW_DISCARD).float() - (kind == gt.A_DISCARD).float()  # a pile draw adds its card, a discard removes it
-        moved = actions[..., layout.NUM_IDS + gt.A_CARD:layout.NUM_IDS + gt.A_CARD + _CARD_COLS]
-        after = hand.unsqueeze(1) + sign.unsqueeze(-1) * self.card_mlp(moved)  # [B, A, P]; the draw pile and the rows: the hand
+        moved = code(actions[..., layout.NUM_IDS + gt.A_CARD:layout.NUM_IDS + gt.A_CARD + _CARD_COLS])
+        return hand.unsqueeze(1) + sign.unsqueeze(-1) * moved, hand, unseen
+
+    def _afterstate_hands(self, state: torch.Tensor, actions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``([B, A, d_model], [B, d_model])``: each action's afterstate hand, and the hand as it is, beside the unseen cards
+        (/ 8), as pooled card features through the hand MLP (``hand_pool``; the second is the value head's)."""
+        after, hand, unseen = self._pool_cards(state, actions, self.card_mlp)
+        unseen = unseen / 8.0
         return (self.hand_mlp(torch.cat([after, unseen.unsqueeze(1).expand_as(after)], dim=-1)),
                 self.hand_mlp(torch.cat([hand, unseen], dim=-1)))
 
@@ -201,15 +202,8 @@ class TokenNet(nn.Module):
         """``[B, A, 2 * 36 + 3 * NUM_DENSE]`` (``afterstate_head``): each action's kept hand as cell counts (the hand minus
         the discard, plus a drawn top), the unseen cards' counts / 2, the action token's dense columns (its open-row
         values and bonus), the global token's and the acting seat's own token's dense columns."""
-        cards = state[..., layout.TYPE] == gt.CARD_T
-        pos = state[..., layout.POS]
-        code = self._codes(state[..., layout.NUM_IDS:layout.NUM_IDS + _CARD_COLS])  # [B, N, 36]
-        hand = (code * (cards & (pos == gt.LOC_HAND)).unsqueeze(-1)).sum(1)
-        unseen = (code * (cards & (pos == gt.LOC_UNSEEN)).unsqueeze(-1)).sum(1) / 2.0
-        kind = actions[..., layout.TYPE]
-        sign = (kind == gt.A_DRAW_DISCARD).float() - (kind == gt.A_DISCARD).float()
-        moved = self._codes(actions[..., layout.NUM_IDS + gt.A_CARD:layout.NUM_IDS + gt.A_CARD + _CARD_COLS])
-        after = hand.unsqueeze(1) + sign.unsqueeze(-1) * moved  # [B, A, 36]
+        after, _, unseen = self._pool_cards(state, actions, self._codes)  # [B, A, 36], [B, 36]
+        unseen = unseen / 2.0
         a = actions.shape[1]
         ctx = torch.cat([state[:, 0, layout.NUM_IDS:], state[:, 1, layout.NUM_IDS:]], dim=-1).unsqueeze(1).expand(-1, a, -1)
         return torch.cat([after, unseen.unsqueeze(1).expand(-1, a, -1), actions[..., layout.NUM_IDS:], ctx], dim=-1)

@@ -30,8 +30,7 @@ width = int(sys.argv[1]) if len(sys.argv) > 1 else 256
 steps = int(sys.argv[2]) if len(sys.argv) > 2 else 8000
 match_games = int(sys.argv[3]) if len(sys.argv) > 3 else 0
 lay = rt._layout("standard")
-SUIT_RANK = np.zeros((NUM_CARDS, 24), np.float32)  # card -> its suit x rank cell
-SUIT_RANK[np.arange(NUM_CARDS), (np.arange(NUM_CARDS) // 12) * 6 + (np.arange(NUM_CARDS) % 12) // 2] = 1
+SUIT_RANK = rt._CELL.reshape(NUM_CARDS, -1)  # card -> its suit x rank cell (the tokens' extend counts by the same cells)
 BONUS = np.flatnonzero(lay.points > 0)  # the 12 bonus cards
 
 
