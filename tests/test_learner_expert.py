@@ -175,13 +175,14 @@ def test_against_an_opponent_only_the_learners_seat_is_recorded_and_workers_chan
         load_config("configs/learner_gnoming_expert.yaml", ["opponent=nobody"])
 
 
-def test_the_grinch_plays_a_league_generation_with_the_games_margin_as_value_target(tmp_path):
-    """The Grinch has no per-round scores: its decisions' value targets are the game's margin of the deciding seat."""
+def test_the_grinch_plays_a_league_generation_with_the_margin_still_to_come_as_value_target(tmp_path):
+    """The Grinch's value head (pad credit) predicts the margin still to come on top of the banked score pads: each
+    decision's value target is the deciding seat's final margin minus the margin its pads had banked at the decision."""
     from grinch_env.games import get_game
     from training.learner.expert import play_game
 
     cfg = load_config("configs/learner_grinch_expert_league.yaml", TINY + [f"checkpoint_dir={tmp_path}", "learner_play=greedy"])
-    assert (cfg.game, cfg.num_players, cfg.opponent) == ("grinch", 2, "greedy")
+    assert (cfg.game, cfg.num_players, cfg.opponent, cfg.credit) == ("grinch", 2, "greedy", "pad")
     run = ExpertRun(cfg)
     data = play_game(run.net, cfg, 0, 2, 5)
     assert len(data["labels"]) > 10 and (data["labels"] >= 0).any()
@@ -195,14 +196,63 @@ def test_the_grinch_plays_a_league_generation_with_the_games_margin_as_value_tar
     greedy.reset(int(rng.integers(2**31)))
     game = spec.new_game(2, int(rng.integers(2**62)))
     encoder = spec.encoder()
+    banked = []
     while not game.done:
         view = encoder.observe(game, game.current)
         obs, mask = view["observation"], np.asarray(view["action_mask"]).astype(bool)
         if game.current == 1:
             game.step(int(greedy.act(obs, mask)))
             continue
+        if mask.sum() >= 2:  # a recorded decision: seat 0's pads as they stand, (own total - the other's) / 100
+            banked.append((game.totals[0] - game.totals[1]) / 100)
         st, at = encode("grinch", obs[None])
         with torch.no_grad():
             logits, _, _ = run.net(st, at)
         game.step(int(logits[0].masked_fill(~torch.from_numpy(mask), -1e9).argmax()))
-    assert data["targets"].tolist() == [np.float32(game.rewards("margin")[0])] * len(data["targets"])
+    final = (game.totals[0] - game.totals[1]) / 100
+    assert final == game.rewards("margin")[0] and len(banked) == len(data["targets"]) and len(set(banked)) >= 3
+    assert data["targets"].tolist() == [np.float32(final - b) for b in banked]
+
+
+def test_the_grinch_search_reads_the_networks_credit_and_a_mismatched_init_is_refused(tmp_path):
+    """A pad-credit value head predicts the margin still to come: the expert's search must add the banked pads at its
+    round-end leaves, as the harness's search of the same checkpoint does (a search that read it as the game's margin
+    ignored every point the round banks), and an init network whose credit differs from the config's is refused."""
+    from grinch_env.games import get_game
+    from training.learner.search import NetSearch
+
+    cfg = load_config("configs/learner_grinch_expert_league.yaml", TINY + [f"checkpoint_dir={tmp_path}", "run_name=pad", "generations=1",
+                                                                         "search.horizon=round"])
+    run = train(ExpertRun(cfg), quiet=True)
+    agent = make_agent(f"{tmp_path / 'pad'}:search=1,samples=2,top_k=2,horizon=round", num_players=2, game="grinch", seed=0)
+    spec = get_game("grinch")
+    game = spec.new_game(2, 11)
+    for _ in range(5):  # into the round: the searcher's pads bank at the round's end inside every rollout
+        game.step(int(np.flatnonzero(np.frombuffer(bytes(game.legal_mask()), np.int8))[0]))
+    view = spec.encoder().observe(game, game.current)
+    obs, mask = view["observation"], np.asarray(view["action_mask"]).astype(bool)
+    ours = NetSearch(run.net, "grinch", "ppo", run.cfg.credit, "margin", 2, 2, "round")
+    ours.choose(obs, mask, np.random.default_rng(3))
+    agent.search.choose(obs, mask, np.random.default_rng(3))
+    assert ours.last["values"] == agent.search.last["values"] and len(ours.last["values"]) == 2
+    game_credit = NetSearch(run.net, "grinch", "ppo", "game", "margin", 2, 2, "round")
+    game_credit.choose(obs, mask, np.random.default_rng(3))
+    assert game_credit.last["values"] != ours.last["values"]
+    with pytest.raises(ValueError, match=f"init '{tmp_path / 'pad'}' was trained with credit='pad' .* not 'game': set credit: pad"):
+        ExpertRun(load_config("configs/learner_grinch_expert_league.yaml", TINY + [f"checkpoint_dir={tmp_path}", f"init={tmp_path / 'pad'}",
+                                                                                   "credit=game"]))
+    with pytest.raises(ValueError, match="credit='pad' needs game=grinch and reward_mode=margin"):
+        load_config("configs/learner_gnoming_expert.yaml", ["credit=pad"])
+
+
+def test_the_grinch_expert_config_starts_from_the_afterstate_recipes_run():
+    """configs/learner_grinch_expert.yaml: self-play from the network configs/learner_grinch_afterstate.yaml trains (its
+    run directory), searched and valued as that network's pad credit."""
+    from training.learner.config import load_config as learner_config
+
+    cfg = load_config("configs/learner_grinch_expert.yaml")
+    first = learner_config("configs/learner_grinch_afterstate.yaml")
+    assert cfg.init == str(first.run_dir) == "checkpoints/learner_grinch_afterstate"
+    assert (cfg.game, cfg.num_players, cfg.opponent, cfg.credit, cfg.reward_mode) == ("grinch", 2, None, "pad", "margin")
+    assert (first.game, first.num_players, first.credit, first.reward_mode, first.net.afterstate_head) == ("grinch", 2, "pad", "margin", 128)
+    assert (cfg.search.samples, cfg.search.top_k, cfg.search.horizon, cfg.target, cfg.label_fraction) == (8, 3, "round", "choice", 1.0)

@@ -101,7 +101,10 @@ class ExpertConfig(_Section):
     seed: int = 0
     init: str | None = Field(None, description="a learner checkpoint (run dir or .pt) whose network starts the run; None: a fresh network (net)")
     net: NetSection = Field(default_factory=NetSection)
-    credit: Literal["game", "round"] = Field("round", description="value targets: each round's margin ('round', Gnoming) or the game's reward")
+    credit: Literal["game", "round", "pad"] = Field("round", description="what the value head predicts, as the learner's credit (an init "
+                                                    "network's own must match): each round's margin ('round', Gnoming), the margin still to "
+                                                    "come on top of the banked score pads ('pad', the Grinch) or the game's reward ('game'); "
+                                                    "the value targets and the search's leaf values read it")
     reward_mode: str = "margin"
     generations: int = Field(10, ge=1)
     games_per_generation: int = Field(8, ge=1)
@@ -141,6 +144,8 @@ class ExpertConfig(_Section):
             raise ValueError(f"reward_mode for {spec.title} must be one of {spec.reward_modes}, got {self.reward_mode!r}")
         if self.credit == "round" and (self.game != "gnoming" or self.reward_mode != "margin"):
             raise ValueError("credit='round' needs game=gnoming and reward_mode=margin (rounds are independent deals only there)")
+        if self.credit == "pad" and (self.game != "grinch" or self.reward_mode != "margin"):
+            raise ValueError("credit='pad' needs game=grinch and reward_mode=margin (the Grinch's score pads bank the margin round by round)")
         return self
 
     @property
@@ -222,7 +227,7 @@ def play_game(net: TokenNet, cfg: ExpertConfig, index: int, num_players: int, se
     encoder = spec.encoder()
     k = cfg.search.top_k
     obs_l, mask_l, label_l, cand_l, value_l = [], [], [], [], []
-    rec: list[tuple[int, int]] = []  # (seat, round) per recorded decision
+    rec: list[tuple[int, int, float]] = []  # (seat, round, banked margin) per recorded decision
     while not game.done:
         seat = game.current
         view = encoder.observe(game, seat)
@@ -254,10 +259,11 @@ def play_game(net: TokenNet, cfg: ExpertConfig, index: int, num_players: int, se
         obs_l.append(obs.astype(np.float16))
         mask_l.append(mask.astype(np.int8))
         label_l.append(label)
-        rec.append((seat, int(game.round)))
+        rec.append((seat, int(game.round), float(game.rewards("margin")[seat]) if cfg.credit == "pad" else 0.0))
         game.step(action)
     rounds, final = _margin_targets(game, cfg.credit, cfg.reward_mode)
-    targets = [rounds[r][s] if cfg.credit == "round" else final[s] for s, r in rec]
+    # round: the decision's round margin; pad: the margin still to come on top of the pads banked at the decision; game: all of it
+    targets = [rounds[r][s] if cfg.credit == "round" else final[s] - banked for s, r, banked in rec]
     return {"obs": np.stack(obs_l), "masks": np.stack(mask_l), "labels": np.asarray(label_l, np.int64),
             "targets": np.asarray(targets, np.float32), "cands": np.asarray(cand_l, np.int64).reshape(-1, k),
             "cand_values": np.asarray(value_l, np.float32).reshape(-1, k)}
@@ -294,6 +300,13 @@ class ExpertRun:
             net, init_cfg, _ = load_learner(cfg.init)
             if init_cfg["game"] != cfg.game:
                 raise ValueError(f"init {cfg.init!r} plays {init_cfg['game']!r}, not {cfg.game!r}")
+            if init_cfg.get("credit", "game") != cfg.credit:
+                raise ValueError(f"init {cfg.init!r} was trained with credit={init_cfg.get('credit', 'game')!r} (what its value head "
+                                 f"predicts, which the search's leaf values and the value targets read), not {cfg.credit!r}: "
+                                 f"set credit: {init_cfg.get('credit', 'game')}")
+            if init_cfg.get("pad_others", 1.0) != 1.0:
+                raise ValueError(f"init {cfg.init!r} was trained with pad_others={init_cfg['pad_others']} (its value head predicts own "
+                                 "points, not the margin the search and the value targets read); expert iteration needs pad_others 1")
             self.net_config = dict(init_cfg["net"])
             self.net = net
         else:
