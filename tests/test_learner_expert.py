@@ -27,7 +27,7 @@ def test_resume_continues_exactly(tmp_path, extra):
     assert resumed.generation == straight.generation == 2
     for k, v in straight.net.state_dict().items():
         assert torch.equal(v, resumed.net.state_dict()[k]), k
-    drop = ("cpu_seconds",)
+    drop = ("cpu_seconds", "wall_seconds")
     assert [{k: v for k, v in r.items() if k not in drop} for r in straight.log] == [{k: v for k, v in r.items() if k not in drop} for r in resumed.log]
     assert all(r["labels"] > 0 and r["decisions"] > r["labels"] for r in straight.log)
 
@@ -256,3 +256,39 @@ def test_the_grinch_expert_config_starts_from_the_afterstate_recipes_run():
     assert (cfg.game, cfg.num_players, cfg.opponent, cfg.credit, cfg.reward_mode) == ("grinch", 2, None, "pad", "margin")
     assert (first.game, first.num_players, first.credit, first.reward_mode, first.net.afterstate_head) == ("grinch", 2, "pad", "margin", 128)
     assert (cfg.search.samples, cfg.search.top_k, cfg.search.horizon, cfg.target, cfg.label_fraction) == (8, 3, "round", "choice", 1.0)
+
+
+def _burn(seconds: float) -> None:
+    import time
+
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+
+
+def test_the_cpu_count_takes_in_the_workers_and_the_run_writes_its_curve(tmp_path):
+    """A generation's workers are other processes: their CPU is in the run's seconds (the curve's x axis) once joined.
+    The curve starts at generation 0 (the starting network) and adds a row per generation, in the learner's format."""
+    import csv
+    import multiprocessing
+    import time
+
+    from training.learner.expert import _cpu_seconds
+
+    before, own = _cpu_seconds(), time.process_time()
+    child = multiprocessing.get_context("spawn").Process(target=_burn, args=(0.5,))
+    child.start()
+    child.join()
+    assert _cpu_seconds() - before >= 0.5 and time.process_time() - own < 0.25
+
+    run = train(ExpertRun(_cfg(tmp_path, "c", ["eval_games=6", "workers=2", "games_per_generation=2"])), quiet=True)
+    with open(tmp_path / "c" / "curve.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [(r["iteration"], r["opponent"], r["num_players"]) for r in rows] == [("0", "greedy", "3"), ("1", "greedy", "3"), ("2", "greedy", "3")]
+    assert [int(r["samples"]) for r in rows] == [0, run.log[1]["decisions"], run.log[1]["decisions"] + run.log[2]["decisions"]]
+    assert [int(r["games"]) for r in rows] == [0, 2, 4]
+    assert [float(r["train_seconds"]) for r in rows] == [r["cpu_seconds"] for r in run.log]
+    assert [float(r["win_share"]) for r in rows] == [r["vs_greedy_3p"][0] for r in run.log]
+    assert 0 < run.log[1]["cpu_seconds"] < run.log[2]["cpu_seconds"] and 0 < run.log[1]["wall_seconds"] < run.log[2]["wall_seconds"]
+    assert all(0 < r["entropy"] and r["explained_variance"] <= 1 for r in run.log[1:])
+    assert (tmp_path / "c" / "curve.png").stat().st_size > 10_000

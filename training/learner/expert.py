@@ -35,7 +35,12 @@ Each generation
    among its candidates, not a noisy argmax, and no push on the actions it
    did not search;
 4. optionally measures the network alone against the curve opponent (batched,
-   seat-rotated: :func:`training.learner.rollout.match_batch`).
+   seat-rotated: :func:`training.learner.rollout.match_batch`; the same deals
+   every generation, and once before the first: the starting network), and
+   writes ``curve.csv`` and ``curve.png`` in the learner's format (win share over
+   the CPU seconds of every process, the workers' too, and over decisions played;
+   the value head's explained variance and the policy's entropy on the last
+   distillation pass).
 
 The run directory holds ``latest.pt`` (format ``grinch_learner_expert_v1``:
 weights, optimizer, config, the numpy and torch random states, the replay
@@ -272,6 +277,14 @@ def play_game(net: TokenNet, cfg: ExpertConfig, index: int, num_players: int, se
 _PLAYER: dict[str, Any] = {}
 
 
+def _cpu_seconds() -> float:
+    """CPU seconds of this process and of its finished child processes (a generation's workers, joined when its pool closes)."""
+    import resource
+
+    child = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + child.ru_utime + child.ru_stime
+
+
 def _init_player(weights: bytes, net_config: dict[str, Any], cfg: dict[str, Any]) -> None:
     import pickle
 
@@ -316,7 +329,8 @@ class ExpertRun:
         self.anchor = self._frozen(self.net.state_dict())
         self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.learning_rate, eps=1e-5)
         self.generation = 0
-        self.seconds = 0.0
+        self.seconds = 0.0  # CPU seconds of every process (the workers' too)
+        self.wall_seconds = 0.0
         self.replay: list[dict[str, np.ndarray]] = []
         self.log: list[dict[str, Any]] = []
 
@@ -336,7 +350,7 @@ class ExpertRun:
     def state(self) -> dict[str, Any]:
         return {"format": EXPERT_FORMAT, "expert_config": self.cfg.model_dump(), "config": self.agent_config(), "model": self.net.state_dict(),
                 "optimizer": self.opt.state_dict(), "anchor": self.anchor.state_dict(), "numpy_rng": self.rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
-                "generation": self.generation, "seconds": self.seconds, "log": self.log,
+                "generation": self.generation, "seconds": self.seconds, "wall_seconds": self.wall_seconds, "log": self.log,
                 "replay": [{k: torch.from_numpy(v) for k, v in d.items()} for d in self.replay],  # tensors: loadable with weights_only
                 "tokens_version": tokens_module(self.cfg.game).TOKENS_VERSION}
 
@@ -369,6 +383,7 @@ class ExpertRun:
         torch.set_rng_state(ckpt["torch_rng"])
         for k in ("generation", "seconds", "log"):
             setattr(run, k, ckpt[k])
+        run.wall_seconds = ckpt.get("wall_seconds", 0.0)  # checkpoints before it was kept: counted from the resume
         run.replay = [{k: v.numpy() for k, v in d.items()} for d in ckpt["replay"]]
         return run
 
@@ -404,7 +419,8 @@ class ExpertRun:
         self.net.train()
         n = len(data["labels"])
         ce_l, v_l, agree, kl_l = [], [], [], []
-        for _ in range(cfg.epochs):
+        values, targets, entropies = [], [], []  # the last epoch's: the value head's explained variance, the policy's entropy
+        for epoch in range(cfg.epochs):
             order = self.rng.permutation(n)
             for start in range(0, n, cfg.minibatch_size):
                 mb = order[start:start + cfg.minibatch_size]
@@ -413,7 +429,13 @@ class ExpertRun:
                 logits, _, value = self.net(st, at)
                 labels = torch.from_numpy(data["labels"][mb])
                 has = labels >= 0
-                v_loss = 0.5 * ((value - torch.from_numpy(data["targets"][mb])) ** 2).mean()
+                v_target = torch.from_numpy(data["targets"][mb])
+                v_loss = 0.5 * ((value - v_target) ** 2).mean()
+                if epoch == cfg.epochs - 1:
+                    with torch.no_grad():
+                        values.append(value.detach().numpy().copy())
+                        targets.append(v_target.numpy())
+                        entropies.append(MaskedCategorical(logits.detach(), mask).entropy().numpy())
                 loss = cfg.vf_coef * v_loss
                 if cfg.kl_coef > 0:
                     with torch.no_grad():
@@ -438,28 +460,63 @@ class ExpertRun:
                 self.opt.step()
                 v_l.append(v_loss.item())
         self.net.eval()
+        y, v = np.concatenate(targets), np.concatenate(values)
+        ev = 1.0 - float(np.var(y - v)) / float(np.var(y)) if np.var(y) > 0 else float("nan")
         return {"cross_entropy": float(np.mean(ce_l)) if ce_l else float("nan"), "value_loss": float(np.mean(v_l)),
-                "label_agreement": float(np.mean(agree)) if agree else float("nan"), "anchor_kl": float(np.mean(kl_l)) if kl_l else 0.0}
+                "label_agreement": float(np.mean(agree)) if agree else float("nan"), "anchor_kl": float(np.mean(kl_l)) if kl_l else 0.0,
+                "explained_variance": ev, "entropy": float(np.mean(np.concatenate(entropies)))}
 
     def step(self) -> dict[str, Any]:
         """Run one generation (play and label, distil, evaluate) and return its log row."""
         cfg = self.cfg
-        start = time.process_time()
+        start, wall = _cpu_seconds(), time.perf_counter()
         data = self.play()
         self.replay = (self.replay + [data])[-cfg.replay_generations:]
         merged = {k: np.concatenate([d[k] for d in self.replay]) for k in data if all(k in d for d in self.replay)}
         stats = self.distil(merged)
-        self.seconds += time.process_time() - start
+        self.seconds += _cpu_seconds() - start
+        self.wall_seconds += time.perf_counter() - wall
         self.generation += 1
-        row: dict[str, Any] = {"generation": self.generation, "cpu_seconds": round(self.seconds, 2), "decisions": int(len(data["labels"])),
-                               "labels": int((data["labels"] >= 0).sum()), **stats}
-        if cfg.eval_games:
-            for n in cfg.table_sizes:
-                win, hw = match_batch(self.net, cfg.game, self.algo, n, cfg.eval_opponent, cfg.eval_games, seed=10_000 * (cfg.seed + 1) + n,
-                                      reward_mode=cfg.reward_mode)
-                row[f"vs_{cfg.eval_opponent}_{n}p"] = [win, hw]
+        row: dict[str, Any] = {"generation": self.generation, "cpu_seconds": round(self.seconds, 2), "wall_seconds": round(self.wall_seconds, 2),
+                               "decisions": int(len(data["labels"])), "labels": int((data["labels"] >= 0).sum()), **stats}
+        row.update(self.evaluate())
         self.log.append(row)
         return row
+
+    def evaluate(self) -> dict[str, list[float]]:
+        """The network alone against ``eval_opponent`` at every table size (``eval_games`` seat-rotated games, the same
+        deals every generation): ``{"vs_<opponent>_<n>p": [win share, 95% half-width]}``; empty with ``eval_games`` 0."""
+        cfg = self.cfg
+        out = {}
+        for n in cfg.table_sizes if cfg.eval_games else ():
+            win, hw = match_batch(self.net, cfg.game, self.algo, n, cfg.eval_opponent, cfg.eval_games, seed=10_000 * (cfg.seed + 1) + n,
+                                  reward_mode=cfg.reward_mode)
+            out[f"vs_{cfg.eval_opponent}_{n}p"] = [win, hw]
+        return out
+
+    def curve(self) -> list[dict[str, Any]]:
+        """The log as learner curve rows (``training.learner.run.CURVE_FIELDS``): per generation and table size, the
+        win share against ``eval_opponent`` over CPU seconds (every process's) and decisions played."""
+        rows, samples = [], 0
+        for r in self.log:
+            samples += r.get("decisions", 0)
+            for n in self.cfg.table_sizes:
+                if f"vs_{self.cfg.eval_opponent}_{n}p" in r:
+                    win, hw = r[f"vs_{self.cfg.eval_opponent}_{n}p"]
+                    rows.append({"iteration": r["generation"], "samples": samples, "games": r["generation"] * self.cfg.games_per_generation,
+                                 "train_seconds": r["cpu_seconds"], "wall_seconds": r.get("wall_seconds", float("nan")),
+                                 "opponent": self.cfg.eval_opponent, "num_players": n, "win_share": win, "half_width": hw,
+                                 "explained_variance": r.get("explained_variance", float("nan")), "entropy": r.get("entropy", float("nan")),
+                                 "value_loss": r.get("value_loss", float("nan")), "epsilon": float("nan")})
+        return rows
+
+    def write_curve(self) -> None:
+        """Write ``curve.csv`` and ``curve.png`` into the run directory (the learner's format and plot)."""
+        from training.learner.run import write_curve
+
+        n = self.cfg.table_sizes
+        write_curve(self.curve(), self.cfg.run_dir, f"{self.cfg.game} expert iteration {self.cfg.run_name}",
+                    parity=1.0 / n[0] if len(n) == 1 else None)
 
 
 def train(run: ExpertRun, generations: int | None = None, quiet: bool = False) -> ExpertRun:
@@ -467,9 +524,13 @@ def train(run: ExpertRun, generations: int | None = None, quiet: bool = False) -
     torch.set_num_threads(run.cfg.torch_threads)
     stop = run.cfg.generations if generations is None else min(run.cfg.generations, run.generation + generations)
     run.cfg.run_dir.mkdir(parents=True, exist_ok=True)
+    if run.generation == 0 and not run.log and run.cfg.eval_games:  # the curve's first point: the network the run starts from
+        run.log.append({"generation": 0, "cpu_seconds": 0.0, "wall_seconds": 0.0, "decisions": 0, "labels": 0, **run.evaluate()})
+        run.save()
     while run.generation < stop:
         row = run.step()
         run.save()
+        run.write_curve()
         if not quiet:
             print(" ".join(f"{k} {v}" for k, v in row.items()), flush=True)
     return run
