@@ -243,6 +243,11 @@ def test_the_grinch_search_reads_the_networks_credit_and_a_mismatched_init_is_re
                                                                                    "credit=game"]))
     with pytest.raises(ValueError, match="credit='pad' needs game=grinch and reward_mode=margin"):
         load_config("configs/learner_gnoming_expert.yaml", ["credit=pad"])
+    own = torch.load(tmp_path / "pad" / "latest.pt", weights_only=False)  # a network whose value head predicts own points
+    own["config"]["pad_others"] = 0.5
+    torch.save(own, tmp_path / "own.pt")
+    with pytest.raises(ValueError, match="was trained with pad_others=0.5 .* expert iteration needs pad_others 1"):
+        ExpertRun(load_config("configs/learner_grinch_expert_league.yaml", TINY + [f"checkpoint_dir={tmp_path}", f"init={tmp_path / 'own.pt'}"]))
 
 
 def test_the_grinch_expert_config_starts_from_the_afterstate_recipes_run():
