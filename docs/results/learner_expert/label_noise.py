@@ -7,7 +7,11 @@ searched with the run's starting network (its anchor).  docs/results/learner_gri
     OMP_NUM_THREADS=1 PYTHONPATH=. python docs/results/learner_expert/label_noise.py checkpoints/grinch_ei_g1 400 8,32
     OMP_NUM_THREADS=1 PYTHONPATH=. python docs/results/learner_expert/label_noise.py checkpoints/grinch_ei_g1 400 8:0,32:0,8:end
 
-A budget is ``samples`` (the run's horizon) or ``samples:horizon`` (``round``, ``end`` or an int).
+A budget is ``samples`` (the run's horizon) or ``samples:horizon`` (``round``, ``end`` or an int).  With a fourth
+argument, an agent name (e.g. ``expectimax``), each search's first labels and the network's first choice are also
+compared with that agent's choice on the same positions (a yardstick of the labels' direction, not a teacher)::
+
+    OMP_NUM_THREADS=1 PYTHONPATH=. python docs/results/learner_expert/label_noise.py checkpoints/grinch_ei_g1 400 8,8:0 expectimax
 """
 import sys
 
@@ -40,6 +44,15 @@ def search_all(samples: int, horizon, seed: int) -> np.ndarray:
     return np.array(out)
 
 
+yard = None
+if len(sys.argv) > 4:
+    from grinch_env.agents import make_agent
+
+    agent = make_agent(sys.argv[4], num_players=2, game="grinch", seed=0)
+    agent.reset(0)
+    yard = np.array([agent.act(o, m) for o, m in zip(obs, masks)])
+    print(f"{sys.argv[4]}: the network's first choice agrees " + ", ".join(
+        f"{k} {np.mean(top[kind == k] == yard[kind == k]):.3f}" for k in ("discard", "blind draw", "pile top", "score")))
 print(f"{len(idx)} positions: " + ", ".join(f"{k} {int((kind == k).sum())}" for k in ("discard", "blind draw", "pile top", "score")))
 for budget in sys.argv[3].split(","):
     samples, _, horizon = budget.partition(":")
@@ -50,3 +63,6 @@ for budget in sys.argv[3].split(","):
         m = kind == k
         parts.append(f"{k}: same {np.mean(a[m] == b[m]):.3f}, kept {np.mean(np.r_[a[m], b[m]] == np.r_[top[m], top[m]]):.3f}")
     print(f"samples {samples}, horizon {horizon}: " + "; ".join(parts), flush=True)
+    if yard is not None:
+        print(f"  its labels agree with {sys.argv[4]}: " + ", ".join(
+            f"{k} {np.mean(a[kind == k] == yard[kind == k]):.3f}" for k in ("discard", "blind draw", "pile top", "score")), flush=True)
