@@ -313,10 +313,10 @@ class ExpertRun:
             net, init_cfg, _ = load_learner(cfg.init)
             if init_cfg["game"] != cfg.game:
                 raise ValueError(f"init {cfg.init!r} plays {init_cfg['game']!r}, not {cfg.game!r}")
-            if init_cfg.get("credit", "game") != cfg.credit:
-                raise ValueError(f"init {cfg.init!r} was trained with credit={init_cfg.get('credit', 'game')!r} (what its value head "
-                                 f"predicts, which the search's leaf values and the value targets read), not {cfg.credit!r}: "
-                                 f"set credit: {init_cfg.get('credit', 'game')}")
+            trained = init_cfg.get("credit", "game")
+            if trained != cfg.credit:
+                raise ValueError(f"init {cfg.init!r} was trained with credit={trained!r} (what its value head predicts, which the "
+                                 f"search's leaf values and the value targets read), not {cfg.credit!r}: set credit: {trained}")
             if init_cfg.get("pad_others", 1.0) != 1.0:
                 raise ValueError(f"init {cfg.init!r} was trained with pad_others={init_cfg['pad_others']} (its value head predicts own "
                                  "points, not the margin the search and the value targets read); expert iteration needs pad_others 1")

@@ -12,19 +12,14 @@ import numpy as np
 import torch
 
 from training.learner.expert import ExpertRun, soft_target_loss
-from training.learner.rollout import encode
-
-torch.set_num_threads(1)
-base = ExpertRun.load(sys.argv[1])
-rep = base.replay
-train = {k: np.concatenate([d[k] for d in rep[:3]]) for k in rep[0]}
-held = rep[3]
-game, temperature = base.cfg.game, base.cfg.temperature
+from training.learner.rollout import net_tokens
 
 
-def measure(net, data):
+def measure(net, data, game, temperature):
+    """``(soft cross-entropy, agreement with the search's choice, the targets' entropy)`` on the labelled decisions
+    with two or more candidates of ``data`` (a replay generation's arrays)."""
     has = data['labels'] >= 0
-    st, at = encode(game, data['obs'][has])
+    st, at = net_tokens(net, game, data["obs"][has])  # the network's own token options
     with torch.no_grad():
         logits, _, _ = net(st, at)
     mask = torch.from_numpy(data['masks'][has].astype(bool))
@@ -39,13 +34,20 @@ def measure(net, data):
     return ce, agree, ent
 
 
-for kl, epochs, lr in [(0.3, 8, 3e-4), (0.0, 8, 3e-4), (0.0, 40, 3e-4)]:
-    run = copy.deepcopy(base)
-    run.net.load_state_dict(base.anchor.state_dict())
-    run.cfg = run.cfg.model_copy(update={'kl_coef': kl, 'epochs': epochs})
-    run.opt = torch.optim.Adam(run.net.parameters(), lr=lr, eps=1e-5)
-    before_t, before_h = measure(run.net, train), measure(run.net, held)
-    run.distil(train)
-    t, h = measure(run.net, train), measure(run.net, held)
-    print(f"kl {kl} epochs {epochs}: train CE {before_t[0]:.3f}->{t[0]:.3f} agree {before_t[1]:.3f}->{t[1]:.3f} (target entropy {t[2]:.3f}); "
-          f"held-out CE {before_h[0]:.3f}->{h[0]:.3f} agree {before_h[1]:.3f}->{h[1]:.3f} (target entropy {h[2]:.3f})", flush=True)
+if __name__ == "__main__":
+    torch.set_num_threads(1)
+    base = ExpertRun.load(sys.argv[1])
+    rep = base.replay
+    train = {k: np.concatenate([d[k] for d in rep[:3]]) for k in rep[0]}
+    held = rep[3]
+    game, temperature = base.cfg.game, base.cfg.temperature
+    for kl, epochs, lr in [(0.3, 8, 3e-4), (0.0, 8, 3e-4), (0.0, 40, 3e-4)]:
+        run = copy.deepcopy(base)
+        run.net.load_state_dict(base.anchor.state_dict())
+        run.cfg = run.cfg.model_copy(update={'kl_coef': kl, 'epochs': epochs})
+        run.opt = torch.optim.Adam(run.net.parameters(), lr=lr, eps=1e-5)
+        before_t, before_h = measure(run.net, train, game, temperature), measure(run.net, held, game, temperature)
+        run.distil(train)
+        t, h = measure(run.net, train, game, temperature), measure(run.net, held, game, temperature)
+        print(f"kl {kl} epochs {epochs}: train CE {before_t[0]:.3f}->{t[0]:.3f} agree {before_t[1]:.3f}->{t[1]:.3f} (target entropy {t[2]:.3f}); "
+              f"held-out CE {before_h[0]:.3f}->{h[0]:.3f} agree {before_h[1]:.3f}->{h[1]:.3f} (target entropy {h[2]:.3f})", flush=True)

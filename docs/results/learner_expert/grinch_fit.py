@@ -15,7 +15,8 @@ import sys
 import numpy as np
 import torch
 
-from training.learner.expert import ExpertRun, soft_target_loss
+from docs.results.learner_expert import fit_check
+from training.learner.expert import ExpertRun
 from training.learner.rollout import net_tokens
 
 torch.set_num_threads(1)
@@ -27,20 +28,14 @@ VARIANTS = {  # name: (target, epochs, temperature, learning rate)
 
 
 def measure(net, data, temperature):
-    """Held-out figures on the labelled decisions with two or more candidates: agreement with the search's choice,
-    the soft cross-entropy, and the value head's explained variance on every decision."""
-    has = (data["labels"] >= 0) & ((data["cands"] >= 0).sum(1) >= 2)
+    """Held-out figures on the labelled decisions with two or more candidates (``fit_check.measure``): agreement with
+    the search's choice, the soft cross-entropy; and the value head's explained variance on every decision."""
+    ce, agree, _ = fit_check.measure(net, data, "grinch", temperature)
     st, at = net_tokens(net, "grinch", data["obs"])
     with torch.no_grad():
-        logits, _, value = net(st, at)
-    mask = torch.from_numpy(data["masks"].astype(bool))
-    top = logits.masked_fill(~mask, -1e9).argmax(1).numpy()
-    agree = float((top[has] == data["labels"][has]).mean())
-    ce = soft_target_loss(logits[torch.from_numpy(has)], torch.from_numpy(data["cands"][has]), torch.from_numpy(data["cand_values"][has]),
-                          temperature).item()
+        _, _, value = net(st, at)
     y = data["targets"]
-    ev = 1.0 - float(np.var(y - value.numpy())) / float(np.var(y))
-    return agree, ce, ev
+    return agree, ce, 1.0 - float(np.var(y - value.numpy())) / float(np.var(y))
 
 
 base = ExpertRun.load(sys.argv[1])
