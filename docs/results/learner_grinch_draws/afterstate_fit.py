@@ -19,37 +19,14 @@ import time
 
 import numpy as np
 import torch
-from bc_teacher_data import load  # this folder's helper
+from bc_teacher_data import features, load  # this folder's helper
 
 from grinch_env.grinch import encoding as enc
-from grinch_env.grinch import tokens as rt
-from grinch_env.grinch.cards import NUM_CARDS
 
 torch.set_num_threads(1)
 width = int(sys.argv[1]) if len(sys.argv) > 1 else 256
 steps = int(sys.argv[2]) if len(sys.argv) > 2 else 8000
 match_games = int(sys.argv[3]) if len(sys.argv) > 3 else 0
-lay = rt._layout("standard")
-SUIT_RANK = rt._CELL.reshape(NUM_CARDS, -1)  # card -> its suit x rank cell (the tokens' extend counts by the same cells)
-BONUS = np.flatnonzero(lay.points > 0)  # the 12 bonus cards
-
-
-def features(obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``([D, 48, F] per discard, [D, 48] legal)``: each discard's afterstate and the decision's public context."""
-    hand = obs[:, :NUM_CARDS]
-    eye = np.eye(NUM_CARDS, dtype=np.float32)
-    after = hand[:, None, :] * (1 - eye)  # [D, 48, 48]
-    used = obs[:, enc.ROW_USED:enc.ROW_USED + 7]
-    rows, bonus = rt.hand_values(after)
-    rows = rows * (used[:, None] < 0.5)
-    seats = obs[:, enc.SEAT_BLOCK:enc.AT_TABLE].reshape(len(obs), -1, 4, NUM_CARDS)
-    unseen = (hand + seats.max(2).sum(1) == 0).astype(np.float32)
-    ctx = np.concatenate([unseen @ SUIT_RANK / 2, used, obs[:, enc.ROUNDS_LEFT:enc.TURN + 3], obs[:, enc.GRINCH_SEAT:enc.GRINCH_SEAT + 1]], 1)
-    per = np.concatenate([after @ SUIT_RANK / 2, after[..., BONUS], rows / 30, bonus[..., None] / 20,
-                          np.broadcast_to(ctx[:, None], (len(obs), NUM_CARDS, ctx.shape[1]))], -1)
-    return per.astype(np.float32), mask[:, :NUM_CARDS]
-
-
 tr, te = load(discards_only=True)
 x_tr, m_tr = features(tr["obs"], tr["mask"])
 x_te, m_te = features(te["obs"], te["mask"])
