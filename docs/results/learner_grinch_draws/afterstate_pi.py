@@ -2,18 +2,23 @@
 step, repeated), and the same afterstate value deciding the draws.
 
 Generation 0 is the network's own self-play (``afterstate_value.py``'s cached games).  At every generation an MLP
-``V`` is fitted to the round's own points from the afterstates of the last two generations' discards; generation
-``g + 1`` plays itself with discards sampled from ``softmax(V / TAU)`` (``TAU`` in points) and the network's draws
-and rows.  Each generation's agent (discards to the afterstate of highest ``V``, the network's first choice for the
-rest) plays greedy, and with ``DRAWS`` also the same with its draws chosen by ``V``: a draw is worth the mean, over
-the cards it may bring (every unseen card alike for the draw pile, the known top of a discard pile), of the best
-second draw's worth, and a hand after both draws is worth the ``V`` of its best discard: the chance nodes are
-enumerated, no card's value is an input.  2 players, seat-rotated paired deals, seed 4242.
-docs/results/learner_grinch.md, nineteenth session.
+``V`` is fitted to the afterstates of the last two generations' discards, on the round's own points (``TARGET``
+``round``) or on those plus ``W``, a second MLP's value of the rows left after the round's scoring fitted to the
+points of the later rounds (``td``); generation ``g + 1`` plays itself with discards sampled from ``softmax(V /
+TAU)`` (``TAU`` in points), with ``td`` its rows from ``softmax((points + W) / TAU)``, and the network's sampled
+draws (and rows).  Each generation's agent (discards to the afterstate of highest ``V``, the network's first choice
+for the rest) plays greedy, and with ``DRAWS`` also the same with its draws chosen by ``V``: a draw is worth the
+mean, over the cards it may bring (every unseen card alike for the draw pile, the known top of a discard pile), of
+the best second draw's worth, and a hand after both draws is worth the ``V`` of its best discard: the chance nodes
+are enumerated, no card's value is an input.  With ``td`` it also plays with its rows by ``W`` (no network at all).
+2 players, seat-rotated paired deals, seed 4242.  docs/results/learner_grinch.md, nineteenth session.
 
-    OMP_NUM_THREADS=1 PYTHONPATH=. python docs/results/learner_grinch_draws/afterstate_pi.py NETWORK GENERATIONS GAMES MATCH_GAMES [WORKERS] [DRAWS]
+    OMP_NUM_THREADS=1 PYTHONPATH=. python docs/results/learner_grinch_draws/afterstate_pi.py NETWORK GENERATIONS GAMES MATCH_GAMES [WORKERS] [DRAWS] [TARGET] [FIRST_MATCH]
 
-e.g. ``checkpoints/grinch_after_36 3 6000 600 2 1``.
+e.g. ``checkpoints/grinch_after_36 3 6000 600 2 1 td``.  ``NETWORK`` ``random``: generation 0 is uniformly random
+play (TD-Gammon's start), and the later generations' draws are random too.  ``FIRST_MATCH``: the first generation
+played against greedy (default 0).  The games are cached in ``/tmp``
+(``afterstate_value_*.npz``, ``afterstate_pi_*.npz``).
 """
 import sys
 import time
@@ -271,6 +276,7 @@ def main() -> None:
     workers = int(sys.argv[5]) if len(sys.argv) > 5 else 1
     with_draws = len(sys.argv) > 6 and sys.argv[6] == "1"
     target = sys.argv[7] if len(sys.argv) > 7 else "round"
+    first_match = int(sys.argv[8]) if len(sys.argv) > 8 else 0  # generations before it are not played against greedy
     if target not in ("round", "td"):
         raise SystemExit(f"TARGET must be round or td, got {target!r}")
     ARGS["network"] = network
@@ -279,7 +285,7 @@ def main() -> None:
     for g in range(generations):
         value, later = fit_generation(gens, target, g)
         CURRENT["value"], CURRENT["later"] = value, later
-        if match_games:
+        if match_games and g >= first_match and network != "random":
             print(f"  V discards, the network's draws and rows, against greedy, {match_games} games: "
                   f"{match(ValueAgent(value, network, False, f'V{g} discards'), 'greedy', match_games)}", flush=True)
             if with_draws:
@@ -287,9 +293,9 @@ def main() -> None:
                 res = match(ValueAgent(value, network, True, f'V{g} discards and draws'), 'greedy', match_games)
                 print(f"  V discards and draws, the network's rows, against greedy: {res} ({time.process_time() - start:.0f} CPU-s)",
                       flush=True)
-            if later is not None:
-                res = match(ValueAgent(value, network, with_draws, f'V{g} and W', later), 'greedy', match_games)
-                print(f"  V discards{' and draws' if with_draws else ''}, W rows (no network), against greedy: {res}", flush=True)
+        if match_games and g >= first_match and later is not None:
+            res = match(ValueAgent(value, network, with_draws, f'V{g} and W', later), 'greedy', match_games)
+            print(f"  V discards{' and draws' if with_draws else ''}, W rows (no network), against greedy: {res}", flush=True)
         if g + 1 < generations:
             path = Path(f"/tmp/afterstate_pi_{name}_{games}_{target}_gen{g + 1}.npz")
             gens.append(load_data(path, games, workers, play_explore, first_seed=(g + 1) * 1_000_000))

@@ -45,7 +45,9 @@ _CACHE: dict[str, torch.nn.Module] = {}
 
 
 def sample_network(obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
-    """A move sampled from the policy of the network ``ARGS["network"]``."""
+    """A move sampled from the policy of the network ``ARGS["network"]`` (``random``: a uniformly random legal move)."""
+    if ARGS["network"] == "random":
+        return int(rng.choice(np.flatnonzero(mask)))
     if "net" not in _CACHE:
         _CACHE["net"] = load_learner(ARGS["network"])[0]
     net = _CACHE["net"]
