@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 import torch
-from bc_teacher_data import features, load  # this folder's helper
+from bc_teacher_data import features, load, mlp  # this folder's helper
 
 from grinch_env.grinch import encoding as enc
 
@@ -35,8 +35,7 @@ x_tr, m_tr, x_te, m_te = map(torch.from_numpy, (x_tr, m_tr, x_te, m_te))
 turn_te = te["obs"][:, enc.TURN:enc.TURN + 3].argmax(1)
 print(f"discards: train {len(a_tr)}, held out {len(a_te)}; {x_tr.shape[-1]} features per discard", flush=True)
 torch.manual_seed(0)
-net = torch.nn.Sequential(torch.nn.Linear(x_tr.shape[-1], width), torch.nn.ReLU(), torch.nn.Linear(width, width), torch.nn.ReLU(),
-                          torch.nn.Linear(width, width), torch.nn.ReLU(), torch.nn.Linear(width, 1))
+net = mlp(x_tr.shape[-1], width)
 opt = torch.optim.Adam(net.parameters(), lr=1e-3)
 rng = np.random.default_rng(0)
 start = time.process_time()

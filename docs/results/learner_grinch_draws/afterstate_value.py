@@ -28,16 +28,18 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from bc_teacher_data import features  # this folder's helper
+from bc_teacher_data import features, mlp  # this folder's helper
 
 from grinch_env.games import get_game
 from grinch_env.grinch import encoding as enc
-from grinch_env.grinch.game import DRAW_PILE_ACTION, SCORE_BASE
-from grinch_env.grinch.scoring import NUM_ROWS
+from grinch_env.grinch.agents.base import decode
+from grinch_env.grinch.game import DRAW_DISCARD_BASE, DRAW_PILE_ACTION, SCORE_BASE
+from grinch_env.grinch.scoring import NUM_ROWS, resolve_layout
 from training.learner.rollout import net_tokens
 from training.learner.search import load_learner
 
 TARGETS = ("round", "own", "margin")
+SCALES = enc.Scales(resolve_layout("standard"))
 ARGS: dict = {}  # the command line (main); a worker process forked from it reads the same
 
 
@@ -124,8 +126,7 @@ def fit(x: np.ndarray, y: np.ndarray, held: int, steps: int = 8000, width: int =
     torch.manual_seed(0)
     mu, sd = float(y[:-held].mean()), float(y[:-held].std())
     xt, yt = torch.from_numpy(x), torch.from_numpy((y - mu) / sd)
-    net = torch.nn.Sequential(torch.nn.Linear(x.shape[1], width), torch.nn.ReLU(), torch.nn.Linear(width, width), torch.nn.ReLU(),
-                              torch.nn.Linear(width, width), torch.nn.ReLU(), torch.nn.Linear(width, 1))
+    net = mlp(x.shape[1], width)
     opt = torch.optim.Adam(net.parameters(), lr=1e-3)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, steps)
     rng = np.random.default_rng(0)
@@ -143,31 +144,101 @@ def fit(x: np.ndarray, y: np.ndarray, held: int, steps: int = 8000, width: int =
     return net.eval(), ev, mu, sd
 
 
-class ValueDiscards:
-    """Discards to the afterstate of highest value (``value``), every other decision by ``other`` (an agent spec)."""
+class Value:
+    """An afterstate value in points: ``mu + sd * mlp(features)``."""
 
-    def __init__(self, value: torch.nn.Module | None, other: str, label: str) -> None:
+    def __init__(self, mlp: torch.nn.Module, mu: float, sd: float) -> None:
+        self.mlp, self.mu, self.sd = mlp, mu, sd
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            return self.mu + self.sd * self.mlp(torch.from_numpy(np.ascontiguousarray(x))).squeeze(-1).numpy()
+
+    def discards(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(legal discards, their values)`` of one decision."""
+        x, m = features(obs[None].astype(np.float32), mask[None])
+        legal = np.flatnonzero(m[0])
+        return legal, self(x[0, legal])
+
+    def hands(self, obs: np.ndarray, hands: np.ndarray) -> np.ndarray:
+        """The worth of each hand ``hands[k]`` (48 card bits) in the context of ``obs``: the value of its best discard."""
+        o = np.repeat(obs[None].astype(np.float32), len(hands), 0)
+        o[:, :48] = hands
+        out = np.empty(len(hands))
+        for b in range(0, len(hands), 512):
+            x, m = features(o[b:b + 512], hands[b:b + 512].astype(bool))
+            v = np.full(m.shape, -np.inf)
+            v[m] = self(x[m])
+            out[b:b + 512] = v.max(1)
+        return out
+
+    def draws(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(legal draws, their worths)`` of one draw decision (module docstring)."""
+        view = decode(obs, SCALES)
+        n, unseen = view.num_players, view.unseen()
+        sizes = [len(p) for p in view.piles]
+        legal = np.flatnonzero(mask[DRAW_PILE_ACTION:SCORE_BASE]) + DRAW_PILE_ACTION
+        index: dict[tuple[int, ...], int] = {}
+
+        def hand_id(cards: list[int]) -> int:
+            return index.setdefault(tuple(sorted(cards)), len(index))
+
+        def options(first: int | None, first_card: int | None) -> list[list[int]]:
+            """The cards each legal draw may bring, after ``first`` (None: this is the first draw of the two)."""
+            out = []
+            if view.draw_pile_size - (first == DRAW_PILE_ACTION) > 0:
+                out.append([c for c in unseen if c != first_card] if first == DRAW_PILE_ACTION else list(unseen))
+            for j in range(n):
+                same = first == DRAW_DISCARD_BASE + j
+                card = view.seconds[j] if same else view.tops[j]
+                if sizes[j] - same > 0 and card is not None:
+                    out.append([card])
+            return out
+
+        plans = []  # per legal draw: [(probability, [[hand ids of one second option], ...]), ...]
+        for a in legal:
+            cards = list(unseen) if a == DRAW_PILE_ACTION else [view.tops[a - DRAW_DISCARD_BASE]]
+            if view.first_draw_made:
+                plans.append([(1.0, [[hand_id(view.hand + [c]) for c in cards]])])
+            else:
+                plans.append([(1 / len(cards), [[hand_id(view.hand + [x, c]) for c in opt] for opt in options(int(a), x)]) for x in cards])
+        hands = np.zeros((len(index), 48), np.float32)
+        for cards, k in index.items():
+            hands[k, list(cards)] = 1
+        worth = self.hands(obs, hands)
+        values = [sum(p * max(worth[ids].mean() for ids in opts) for p, opts in plan) for plan in plans]
+        return legal, np.array(values)
+
+
+class ValueAgent:
+    """Discards (and with ``draws``, draws) to the highest worth under ``value``; with ``later`` (``afterstate_pi.LaterValue``),
+    rows by ``W``; the agent ``network``'s choice for the rest.  ``value`` an agent spec instead: that agent's discards."""
+
+    def __init__(self, value, network: str, draws: bool, label: str, later=None) -> None:
         from grinch_env.agents import make_agent
 
-        self.value, self.name = value, label
-        self.other = make_agent(other, num_players=2, game="grinch")
-        self.own = make_agent(ARGS["network"], num_players=2, game="grinch") if value is None else None
+        self.draws, self.name, self.later = draws, label, later
+        self.value = make_agent(value, num_players=2, game="grinch") if isinstance(value, str) else value
+        self.net = make_agent(network, num_players=2, game="grinch")
 
     def reset(self, seed=None):
-        self.other.reset(seed)
-        if self.own is not None:
-            self.own.reset(seed)
+        self.net.reset(seed)
+        if not isinstance(self.value, Value):
+            self.value.reset(seed)
 
     def act(self, observation, action_mask):
         mask = np.asarray(action_mask).astype(bool)
-        if mask[SCORE_BASE:].any() or not mask[:DRAW_PILE_ACTION].any():
-            return self.other.act(observation, action_mask)
-        if self.value is None:
-            return self.own.act(observation, action_mask)
-        x, m = features(np.asarray(observation, np.float32)[None], mask[None])
-        legal = np.flatnonzero(m[0])
-        with torch.no_grad():
-            v = self.value(torch.from_numpy(x[0, legal])).squeeze(-1).numpy()
+        obs = np.asarray(observation, np.float32)
+        if mask[:DRAW_PILE_ACTION].any() and not isinstance(self.value, Value):
+            return self.value.act(observation, action_mask)
+        if mask[:DRAW_PILE_ACTION].any():
+            legal, v = self.value.discards(obs, mask)
+        elif self.draws and mask[DRAW_PILE_ACTION:SCORE_BASE].any():
+            legal, v = self.value.draws(obs, mask)
+        elif self.later is not None and mask[SCORE_BASE:].any():
+            legal, v = self.later.rows(obs, mask)
+        else:
+            return self.net.act(observation, action_mask)
         return int(legal[np.argmax(v)])
 
 
@@ -194,20 +265,20 @@ def main() -> None:
     fitted = {}
     for target in targets:
         start = time.process_time()
-        value, ev, mu, sd = fit(x, data[target], held)
-        fitted[target] = value
+        mlp_, ev, mu, sd = fit(x, data[target], held)
+        fitted[target] = Value(mlp_, mu, sd)
         print(f"target {target}: mean {mu:.2f}, sd {sd:.2f}; held-out explained variance {ev:.3f} ({time.process_time() - start:.0f} CPU-s)",
               flush=True)
     if match_games:
         print(f"swap, against expectimax, {match_games} games: the network's discards "
-              f"{match(ValueDiscards(None, 'expectimax', 'network discards'), 'expectimax', match_games)}", flush=True)
+              f"{match(ValueAgent(network, 'expectimax', False, 'network discards'), 'expectimax', match_games)}", flush=True)
         for target, value in fitted.items():
             print(f"swap, against expectimax: value-{target} discards "
-                  f"{match(ValueDiscards(value, 'expectimax', target), 'expectimax', match_games)}", flush=True)
+                  f"{match(ValueAgent(value, 'expectimax', False, target), 'expectimax', match_games)}", flush=True)
         print(f"against greedy, {match_games} games: the network alone {match(network, 'greedy', match_games)}", flush=True)
         for target, value in fitted.items():
             print(f"against greedy: value-{target} discards, the network's draws and rows "
-                  f"{match(ValueDiscards(value, network, target), 'greedy', match_games)}", flush=True)
+                  f"{match(ValueAgent(value, network, False, target), 'greedy', match_games)}", flush=True)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ afterstate written out (``afterstate_fit.py``, ``afterstate_value.py``)."""
 from pathlib import Path
 
 import numpy as np
+import torch
 
 from grinch_env.grinch import encoding as enc
 from grinch_env.grinch import tokens as rt
@@ -43,3 +44,9 @@ def features(obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     per = np.concatenate([after @ SUIT_RANK / 2, after[..., BONUS], rows / 30, bonus[..., None] / 20,
                           np.broadcast_to(ctx[:, None], (len(obs), NUM_CARDS, ctx.shape[1]))], -1)
     return per.astype(np.float32), mask[:, :NUM_CARDS]
+
+
+def mlp(inputs: int, width: int) -> torch.nn.Module:
+    """The scorer these scripts fit: three ReLU layers of ``width``, one output."""
+    return torch.nn.Sequential(torch.nn.Linear(inputs, width), torch.nn.ReLU(), torch.nn.Linear(width, width), torch.nn.ReLU(),
+                               torch.nn.Linear(width, width), torch.nn.ReLU(), torch.nn.Linear(width, 1))
