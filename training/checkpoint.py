@@ -561,7 +561,9 @@ def _learner_checkpoint(p: Path) -> tuple[dict[str, Any], Path] | None:
         ckpt = torch.load(file, map_location="cpu", weights_only=True)
     except Exception:  # not a torch file, or not one of ours: the PPO loader says why
         return None
-    return (ckpt, file) if isinstance(ckpt, dict) and ckpt.get("format") in learner_formats() else None
+    from training.learner.formats import AFTERSTATE_FORMAT
+
+    return (ckpt, file) if isinstance(ckpt, dict) and ckpt.get("format") in learner_formats() + (AFTERSTATE_FORMAT,) else None
 
 
 def load_agent(path: str | Path, seed: int | None = None, deterministic: bool = True, trust: bool = False, options: dict[str, Any] | None = None):
@@ -575,12 +577,20 @@ def load_agent(path: str | Path, seed: int | None = None, deterministic: bool = 
     which ``--trust-checkpoint`` sets so that worker processes inherit it).
     A learner checkpoint (:mod:`training.learner.run`: a run directory holding
     its ``latest.pt``, or the file) loads as :mod:`training.learner.search`'s
-    agent; ``options`` are its spec options (``search=1,samples=N,top_k=K,horizon=H|round|end``).
+    agent; ``options`` are its spec options (``search=1,samples=N,top_k=K,horizon=H|round|end``).  An afterstate
+    run's (:mod:`training.learner.afterstate_run`) loads as :class:`training.learner.afterstate.AfterstateAgent`,
+    with options ``play`` and ``generation``.
     Other checkpoints take no options.
     """
+    from training.learner.formats import AFTERSTATE_FORMAT
+
     p = Path(path)
     options = {k: v for k, v in (options or {}).items() if k != "trust"}
     learner = _learner_checkpoint(p)
+    if learner is not None and learner[0]["format"] == AFTERSTATE_FORMAT:  # training.learner.afterstate_run
+        from training.learner.afterstate import agent_from
+
+        return agent_from(learner[0], learner[1], seed, options)
     if learner is not None:
         from training.learner.search import learner_agent_from
 
@@ -588,7 +598,7 @@ def load_agent(path: str | Path, seed: int | None = None, deterministic: bool = 
     if options:
         raise AgentOptionError(f"checkpoint {str(p)!r}: unknown option(s) {sorted(options)}; a checkpoint path takes only trust=1 "
                                "(load an SB3 .zip or RLlib checkpoint, which unpickles code: only for files you trust), except a learner checkpoint "
-                               "(training.learner), which takes search, samples, top_k and horizon")
+                               "(training.learner), which takes search, samples, top_k and horizon, or an afterstate run's, which takes play and generation")
     if p.suffix == ".zip":
         if not p.is_file():
             raise FileNotFoundError(f"SB3 model {str(p)!r} does not exist")

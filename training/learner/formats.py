@@ -8,6 +8,7 @@ LATEST = "latest.pt"  # the trainer's run-dir convention (training.checkpoint.LA
 RUN_FORMAT = "grinch_learner_checkpoint_v1"  # training.learner.run's latest.pt
 EXPERT_FORMAT = "grinch_learner_expert_v1"  # training.learner.expert's latest.pt
 LEARNER_FORMATS = (RUN_FORMAT, EXPERT_FORMAT)  # both hold a TokenNet that plays as a harness agent
+AFTERSTATE_FORMAT = "grinch_learner_afterstate_v1"  # training.learner.afterstate_run's latest.pt: afterstate values, no TokenNet
 
 
 
@@ -32,4 +33,4 @@ def read_run_file(path, fmt: str, missing: str, kind: str):
     return ckpt, path
 
 
-__all__ = ["EXPERT_FORMAT", "LATEST", "LEARNER_FORMATS", "RUN_FORMAT", "read_run_file"]
+__all__ = ["AFTERSTATE_FORMAT", "EXPERT_FORMAT", "LATEST", "LEARNER_FORMATS", "RUN_FORMAT", "read_run_file"]

@@ -26,20 +26,12 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from afterstate_value import ARGS, SCALES, Value, ValueAgent, chosen_features, fit, load_data, match, play, sample_network
+from afterstate_value import ARGS, Value, ValueAgent, chosen_features, fit, load_data, match, play, sample_network
 
-from grinch_env.grinch import encoding as enc
-from grinch_env.grinch import tokens as rt
-from grinch_env.grinch.agents.base import decode
-from grinch_env.grinch.game import DRAW_PILE_ACTION, MAX_ROUNDS, SCORE_BASE
-from grinch_env.grinch.scoring import NUM_ROWS
+from grinch_env.grinch.game import DRAW_PILE_ACTION, SCORE_BASE
+from training.learner.afterstate import LaterValue, RulesLeafValue, later_inputs  # noqa: F401  (RulesLeafValue for afterstate_search.py)
 
 TAU = 1.0
-
-
-def later_inputs(used_after: np.ndarray, rounds_after: np.ndarray) -> np.ndarray:
-    """``W``'s input: the used rows after the round's scoring and the rounds left after it (one-hot)."""
-    return np.concatenate([used_after, np.eye(MAX_ROUNDS, dtype=np.float32)[rounds_after]], 1).astype(np.float32)
 
 
 def fit_later(data: dict[str, np.ndarray]) -> tuple[Value, float]:
@@ -49,91 +41,6 @@ def fit_later(data: dict[str, np.ndarray]) -> tuple[Value, float]:
     later = data["own"] - data["round"]
     mlp, ev, mu, sd = fit(x, later, len(x) // 10, steps=3000, width=64)
     return Value(mlp, mu, sd), ev
-
-
-class LaterValue:
-    """``W(used rows after the round, rounds left after it)``, 0 when no round is left."""
-
-    def __init__(self, value: Value) -> None:
-        self.value = value
-
-    def __call__(self, used_after: np.ndarray, rounds_after: np.ndarray) -> np.ndarray:
-        return np.where(rounds_after > 0, self.value(later_inputs(used_after, rounds_after)), 0.0)
-
-    def rows(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(legal rows as actions, each row's points now plus W after it)``: the row to score (the hand's bonus is the
-        same for every row)."""
-        legal = np.flatnonzero(mask[SCORE_BASE:SCORE_BASE + NUM_ROWS])
-        points, _ = rt.hand_values(obs[None, :48].astype(np.float32))
-        used = np.repeat(obs[None, enc.ROW_USED:enc.ROW_USED + NUM_ROWS].astype(np.float32), len(legal), 0)
-        used[np.arange(len(legal)), legal] = 1.0
-        rounds_after = int(np.argmax(obs[enc.ROUNDS_LEFT:enc.ROUNDS_LEFT + MAX_ROUNDS])) if obs[enc.ROUNDS_LEFT:enc.TURN].any() else 0
-        return legal + SCORE_BASE, points[0, legal] + self(used, np.full(len(legal), rounds_after))
-
-
-class RulesLeafValue(Value):
-    """``V`` with the rules at the round's end (the search with the learned values as leaves): a kept hand of 5 cards
-    (the last discard, or the Grinch's last draws) is worth the points of its best row plus ``W`` after that row,
-    plus its bonus; with ``lookahead``, a Who's kept hand of 4 (its second discard) is worth the mean, over every pair
-    of unseen cards it may draw next, of its best last discard so valued; with ``first`` also a Who's first kept
-    hand of 3, by the mean over the next pair of the ``V`` of its best second discard in the next turn's context.
-    Every other afterstate is worth ``V``."""
-
-    def __init__(self, value: Value, later: LaterValue, lookahead: bool, first: bool = False) -> None:
-        super().__init__(value.mlp, value.mu, value.sd)
-        self.later, self.lookahead, self.first = later, lookahead, first
-
-    def _pairs(self, obs: np.ndarray, kept: np.ndarray) -> np.ndarray:
-        """``[P, 48]``: the hand ``kept`` with every pair of unseen cards added."""
-        unseen = np.array(decode(obs, SCALES).unseen())
-        i, j = np.triu_indices(len(unseen), 1)
-        hands = np.repeat(kept[None], len(i), 0)
-        hands[np.arange(len(i)), unseen[i]] = 1
-        hands[np.arange(len(i)), unseen[j]] = 1
-        return hands
-
-    def final(self, obs: np.ndarray, kept: np.ndarray) -> np.ndarray:
-        """The worth of 5-card hands ``kept [K, 48]`` at the round's end: the best row's points and ``W`` after it, and the bonus."""
-        points, bonus = rt.hand_values(kept)
-        used = obs[enc.ROW_USED:enc.ROW_USED + NUM_ROWS] > 0.5
-        rounds_after = int(np.argmax(obs[enc.ROUNDS_LEFT:enc.TURN])) if obs[enc.ROUNDS_LEFT:enc.TURN].any() else 0
-        open_rows = np.flatnonzero(~used)
-        after = np.repeat(used[None].astype(np.float32), len(open_rows), 0)
-        after[np.arange(len(open_rows)), open_rows] = 1.0
-        w = np.full(NUM_ROWS, -np.inf)
-        w[open_rows] = self.later(after, np.full(len(open_rows), rounds_after))
-        return (points + w[None]).max(1) + bonus
-
-    def _best_final(self, obs: np.ndarray, hands: np.ndarray) -> np.ndarray:
-        """The worth of 6-card hands ``hands [K, 48]``: their best discard to a final hand."""
-        out = np.full(len(hands), -np.inf)
-        k_idx, cards = np.nonzero(hands)
-        kept = hands[k_idx].copy()
-        kept[np.arange(len(k_idx)), cards] = 0
-        np.maximum.at(out, k_idx, self.final(obs, kept))
-        return out
-
-    def discards(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        hand = obs[:48] > 0.5
-        legal = np.flatnonzero(mask[:48])
-        kept = np.repeat(hand[None].astype(np.float32), len(legal), 0)
-        kept[np.arange(len(legal)), legal] = 0
-        size = int(hand.sum()) - 1
-        if size == 5:
-            return legal, self.final(obs, kept)
-        who = obs[enc.GRINCH_SEAT] < 0.5
-        if size == 4 and self.lookahead and who:
-            return legal, np.array([self._best_final(obs, self._pairs(obs, k)).mean() for k in kept])
-        if size == 3 and self.first and who:  # the next turn's afterstates, valued by V in that turn's context
-            later = obs.copy()
-            later[enc.TURN:enc.TURN + 3] = np.roll(obs[enc.TURN:enc.TURN + 3], 1)
-            return legal, np.array([Value.hands(self, later, self._pairs(obs, k)).mean() for k in kept])
-        return super().discards(obs, mask)
-
-    def hands(self, obs: np.ndarray, hands: np.ndarray) -> np.ndarray:
-        if int(hands[0].sum()) == 6:
-            return self._best_final(obs, hands.astype(np.float32))
-        return super().hands(obs, hands)
 
 
 CURRENT: dict = {}  # the generation's value (and W), read by the forked workers

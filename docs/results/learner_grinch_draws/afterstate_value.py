@@ -32,14 +32,13 @@ from bc_teacher_data import features, mlp  # this folder's helper
 
 from grinch_env.games import get_game
 from grinch_env.grinch import encoding as enc
-from grinch_env.grinch.agents.base import decode
-from grinch_env.grinch.game import DRAW_DISCARD_BASE, DRAW_PILE_ACTION, SCORE_BASE
-from grinch_env.grinch.scoring import NUM_ROWS, resolve_layout
+from grinch_env.grinch.game import DRAW_PILE_ACTION, SCORE_BASE
+from grinch_env.grinch.scoring import NUM_ROWS
+from training.learner.afterstate import SCALES, Value  # noqa: F401  (SCALES re-exported for afterstate_pi.py)
 from training.learner.rollout import net_tokens
 from training.learner.search import load_learner
 
 TARGETS = ("round", "own", "margin")
-SCALES = enc.Scales(resolve_layout("standard"))
 ARGS: dict = {}  # the command line (main); a worker process forked from it reads the same
 
 
@@ -142,72 +141,6 @@ def fit(x: np.ndarray, y: np.ndarray, held: int, steps: int = 8000, width: int =
         pred = net(xt[-held:]).squeeze(-1).numpy()
     ev = 1.0 - float(np.var(yt[-held:].numpy() - pred)) / float(np.var(yt[-held:].numpy()))
     return net.eval(), ev, mu, sd
-
-
-class Value:
-    """An afterstate value in points: ``mu + sd * mlp(features)``."""
-
-    def __init__(self, mlp: torch.nn.Module, mu: float, sd: float) -> None:
-        self.mlp, self.mu, self.sd = mlp, mu, sd
-
-    def __call__(self, x: np.ndarray) -> np.ndarray:
-        with torch.no_grad():
-            return self.mu + self.sd * self.mlp(torch.from_numpy(np.ascontiguousarray(x))).squeeze(-1).numpy()
-
-    def discards(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(legal discards, their values)`` of one decision."""
-        x, m = features(obs[None].astype(np.float32), mask[None])
-        legal = np.flatnonzero(m[0])
-        return legal, self(x[0, legal])
-
-    def hands(self, obs: np.ndarray, hands: np.ndarray) -> np.ndarray:
-        """The worth of each hand ``hands[k]`` (48 card bits) in the context of ``obs``: the value of its best discard."""
-        o = np.repeat(obs[None].astype(np.float32), len(hands), 0)
-        o[:, :48] = hands
-        out = np.empty(len(hands))
-        for b in range(0, len(hands), 512):
-            x, m = features(o[b:b + 512], hands[b:b + 512].astype(bool))
-            v = np.full(m.shape, -np.inf)
-            v[m] = self(x[m])
-            out[b:b + 512] = v.max(1)
-        return out
-
-    def draws(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(legal draws, their worths)`` of one draw decision (module docstring)."""
-        view = decode(obs, SCALES)
-        n, unseen = view.num_players, view.unseen()
-        sizes = [len(p) for p in view.piles]
-        legal = np.flatnonzero(mask[DRAW_PILE_ACTION:SCORE_BASE]) + DRAW_PILE_ACTION
-        index: dict[tuple[int, ...], int] = {}
-
-        def hand_id(cards: list[int]) -> int:
-            return index.setdefault(tuple(sorted(cards)), len(index))
-
-        def options(first: int | None, first_card: int | None) -> list[list[int]]:
-            """The cards each legal draw may bring, after ``first`` (None: this is the first draw of the two)."""
-            out = []
-            if view.draw_pile_size - (first == DRAW_PILE_ACTION) > 0:
-                out.append([c for c in unseen if c != first_card] if first == DRAW_PILE_ACTION else list(unseen))
-            for j in range(n):
-                same = first == DRAW_DISCARD_BASE + j
-                card = view.seconds[j] if same else view.tops[j]
-                if sizes[j] - same > 0 and card is not None:
-                    out.append([card])
-            return out
-
-        plans = []  # per legal draw: [(probability, [[hand ids of one second option], ...]), ...]
-        for a in legal:
-            cards = list(unseen) if a == DRAW_PILE_ACTION else [view.tops[a - DRAW_DISCARD_BASE]]
-            if view.first_draw_made:
-                plans.append([(1.0, [[hand_id(view.hand + [c]) for c in cards]])])
-            else:
-                plans.append([(1 / len(cards), [[hand_id(view.hand + [x, c]) for c in opt] for opt in options(int(a), x)]) for x in cards])
-        hands = np.zeros((len(index), 48), np.float32)
-        for cards, k in index.items():
-            hands[k, list(cards)] = 1
-        worth = self.hands(obs, hands)
-        values = [sum(p * max(worth[ids].mean() for ids in opts) for p, opts in plan) for plan in plans]
-        return legal, np.array(values)
 
 
 class ValueAgent:

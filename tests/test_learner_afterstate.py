@@ -1,0 +1,199 @@
+"""The Grinch's afterstate learner (training.learner.afterstate, training.learner.afterstate_run): the written-out
+afterstate, the rules at the round's end, the draws' chance nodes, the recorded targets, exact resume and the agent."""
+
+import numpy as np
+import pytest
+import torch
+
+from grinch_env.agents import make_agent
+from grinch_env.games import get_game
+from grinch_env.grinch import encoding as enc
+from grinch_env.grinch.cards import card_id, parse_card
+from grinch_env.grinch.game import DRAW_PILE_ACTION, NUM_ACTIONS, SCORE_BASE
+from grinch_env.grinch.scoring import NOISE_ROW, PRESENTS_ROW, RAINBOW_ROW, WREATHS_ROW
+from training.learner.afterstate import AfterstateAgent, LaterValue, RulesLeafValue, Value, features
+from training.learner.afterstate_run import AfterstateRun, Explorer, load_config, main, play_game, train
+
+TINY = ["games_per_generation=6", "value.steps=30", "value.width=16", "later.steps=30", "later.width=8", "eval_games=2", "final_games=0"]
+
+
+def _linear(weights: dict[int, float], inputs: int, bias: float = 0.0) -> Value:
+    """A value ``bias + sum(w * x[i])`` in points (mu 0, sd 1)."""
+    lin = torch.nn.Linear(inputs, 1)
+    with torch.no_grad():
+        lin.weight.zero_()
+        lin.bias.fill_(bias)
+        for i, w in weights.items():
+            lin.weight[0, i] = w
+    return Value(lin, 0.0, 1.0)
+
+
+ZERO_W = LaterValue(_linear({}, 13))
+BONUS_COLUMNS = range(24, 36)  # features(): the kept hand's 24 suit x rank counts, then its 12 bonus cards
+
+
+def _hand_obs(cards: list[str], used: tuple[int, ...] = (), rounds_after: int = 0) -> np.ndarray:
+    obs = np.zeros(enc.OBS_SIZE, np.float32)
+    obs[[parse_card(c) for c in cards]] = 1
+    obs[[enc.ROW_USED + r for r in used]] = 1
+    obs[enc.ROUNDS_LEFT + rounds_after] = 1
+    return obs
+
+
+def test_features_write_out_the_kept_hand_and_the_unseen_cards():
+    obs = _hand_obs(["W1", "W1'"])
+    mask = np.zeros(NUM_ACTIONS, bool)
+    mask[[card_id(0, 1, 0), card_id(0, 1, 1)]] = True
+    x, legal = features(obs[None], mask[None])
+    assert x.shape == (1, 48, 85) and legal[0].sum() == 2
+    kept = x[0, card_id(0, 1, 0)]  # discard W1: W1' is kept
+    assert kept[0] == 0.5 and kept[:24].sum() == 0.5  # one card in the (Wreaths, 1) cell, counted /2
+    assert kept[24] == 1 and kept[24:36].sum() == 1  # W1' is the first bonus card of the standard layout
+    assert np.allclose(kept[36:43], [1 / 30, 0, 0, 0, 1 / 30, 0, 0])  # Wreaths 1 and Rainbow 1; its bonus (3 Noise) does not hold
+    assert kept[43] == 0
+    unseen = kept[44:68]  # the 46 other cards: every cell 2 cards (1.0) but (Wreaths, 1) with none
+    assert unseen[0] == 0 and np.all(unseen[1:] == 1)
+
+
+def test_final_hand_is_worth_its_best_row_plus_w_after_it_plus_its_bonus():
+    cards = ["W5", "W6", "W6'", "N4", "P1'"]  # Wreaths 17, Noise 4, Presents 1, Rainbow 11; P1' scores 10 with three Wreaths
+    kept = np.zeros((1, 48), np.float32)
+    kept[0, [parse_card(c) for c in cards]] = 1
+    leaf = RulesLeafValue(_linear({}, 85), ZERO_W, lookahead=False)
+    assert leaf.final(_hand_obs(cards, rounds_after=2), kept)[0] == 17 + 10
+    assert leaf.final(_hand_obs(cards, used=(WREATHS_ROW,), rounds_after=2), kept)[0] == 11 + 10  # Wreaths used: Rainbow
+    rainbow_gone = LaterValue(_linear({RAINBOW_ROW: 100.0}, 13))  # W: 100 later points once Rainbow is used
+    leaf = RulesLeafValue(_linear({}, 85), rainbow_gone, lookahead=False)
+    assert leaf.final(_hand_obs(cards, rounds_after=2), kept)[0] == 11 + 100 + 10  # Rainbow now (11) and W after it beat Wreaths (17)
+    assert leaf.final(_hand_obs(cards, rounds_after=0), kept)[0] == 17 + 10  # no round left: W is 0
+
+
+def test_rows_score_points_now_plus_w_after():
+    obs = _hand_obs(["W5", "W6", "W6'", "N4", "P1'"], used=(PRESENTS_ROW,), rounds_after=1)
+    mask = np.zeros(NUM_ACTIONS, bool)
+    mask[[SCORE_BASE + r for r in range(7) if r != PRESENTS_ROW]] = True
+    acts, worth = ZERO_W.rows(obs, mask)
+    assert acts.tolist() == [SCORE_BASE + r for r in (0, 1, 2, 4, 5, 6)]
+    assert worth.tolist() == [17, 4, 0, 11, 0, 0]
+    agent = AfterstateAgent(_linear({}, 85), ZERO_W, "value")
+    assert agent.act(obs, mask) == SCORE_BASE + WREATHS_ROW
+    agent = AfterstateAgent(_linear({}, 85), LaterValue(_linear({NOISE_ROW: 50.0}, 13)), "value")
+    assert agent.act(obs, mask) == SCORE_BASE + NOISE_ROW  # 4 now and 50 later beat Wreaths' 17
+
+
+def _draw_position(index: int):
+    """The ``index``-th draw decision of the seeded random game used below (2 players, deal seed 7)."""
+    spec = get_game("grinch")
+    game, encoder, rng, k = spec.new_game(2, 7), spec.encoder(), np.random.default_rng(0), 0
+    while True:
+        view = encoder.observe(game, game.current)
+        mask = np.asarray(view["action_mask"]).astype(bool)
+        if mask[DRAW_PILE_ACTION:SCORE_BASE].any():
+            if k == index:
+                return np.asarray(view["observation"], np.float32), mask
+            k += 1
+        game.step(int(rng.choice(np.flatnonzero(mask))))
+
+
+def test_draws_enumerate_their_chance_nodes():
+    count_bonus = _linear({c: 1.0 for c in BONUS_COLUMNS}, 85)  # V: the bonus cards kept
+    # second draw: hand W3' W6' P2 P3' (W3', P3' bonus cards), 42 unseen cards of which 10 bonus; tops O6 and N5'.
+    # Every 5-card hand keeps its bonus cards (a plain card goes), so a draw is worth 2 + the chance of a bonus card.
+    obs, mask = _draw_position(3)
+    acts, worth = count_bonus.draws(obs, mask)
+    assert acts.tolist() == [48, 49, 50]
+    assert np.allclose(worth, [2 + 10 / 42, 2, 2])
+    # first of two draws: hand W3' W6' P3', 43 unseen (10 bonus); two pile draws bring 2 x 10/43 bonus cards on average;
+    # a top (O6, N5') then the pile: 10/43
+    obs, mask = _draw_position(2)
+    acts, worth = count_bonus.draws(obs, mask)
+    assert acts.tolist() == [48, 49, 50]
+    assert np.allclose(worth, [2 + 20 / 43, 2 + 10 / 43, 2 + 10 / 43])
+    agent = AfterstateAgent(count_bonus, ZERO_W, "value")
+    assert agent.act(obs, mask) == DRAW_PILE_ACTION
+
+
+def test_generation_records_carry_each_rounds_points_forward():
+    rec = play_game(Explorer(None, None, 1.0, "random"), 2, seed=11)
+    assert len(rec["x"]) == len(rec["round"]) == len(rec["used_after"]) > 0
+    rounds = 6  # two players play six rounds
+    for seat in (0, 1):
+        mine = rec["seat"] == seat
+        assert set(rec["round_index"][mine]) == set(range(rounds))  # the seat discards with a choice in every round
+        per = {r: (rec["round"][mine & (rec["round_index"] == r)], rec["own"][mine & (rec["round_index"] == r)]) for r in range(rounds)}
+        for r, (pts, own) in per.items():
+            assert len(set(pts)) == 1 and len(set(own)) == 1  # one round, one outcome
+            later = per[r + 1][1][0] if r + 1 < rounds else 0.0
+            assert own[0] == pts[0] + later
+    assert np.all(rec["rounds_after"] == rounds - 1 - rec["round_index"])
+    assert np.all(rec["used_after"].sum(1) == rec["round_index"] + 1)  # one row written each round
+    legal = rec["x"][:, :24].sum(1) * 2 + 1  # the kept hand's size plus the discarded card: every card in hand may go
+    assert np.allclose(rec["entropy"], np.log(legal))  # generation 0 discards uniformly at random
+
+
+def _tiny(tmp_path, *extra: str):
+    return load_config(None, [f"checkpoint_dir={tmp_path}", *TINY, *extra])
+
+
+def _states(run: AfterstateRun) -> list[np.ndarray]:
+    return [t.numpy() for f in run.fitted for part in ("value", "later") for t in f[part]["model"].values()]
+
+
+def test_interrupted_run_resumes_to_the_same_values(tmp_path):
+    straight = train(AfterstateRun(_tiny(tmp_path / "a", "generations=2")), quiet=True)
+    first = train(AfterstateRun(_tiny(tmp_path / "b", "generations=2")), generations=1, quiet=True)
+    assert first.generation == 1
+    resumed = train(AfterstateRun.load(first.cfg.run_dir), quiet=True)
+    assert resumed.generation == straight.generation == 2
+    assert all(np.array_equal(a, b) for a, b in zip(_states(straight), _states(resumed), strict=True))
+    assert [r["vs_greedy"] for r in straight.log] == [r["vs_greedy"] for r in resumed.log]
+    # the records are a cache: played again from the checkpoint's values, they are the same
+    saved = dict(np.load(straight.data_path(1)))
+    straight.data_path(1).unlink()
+    again = straight.records(1)
+    assert saved.keys() == again.keys() and all(np.array_equal(saved[k], again[k]) for k in saved)
+    lines = (straight.cfg.run_dir / "curve.csv").read_text().splitlines()
+    assert [line.split(",")[:3] for line in lines[1:]] == [["0", "0", "0"], ["1", "216", "6"], ["2", "432", "12"]]  # the random start, two fits
+
+
+def test_workers_do_not_change_the_records(tmp_path):
+    one = train(AfterstateRun(_tiny(tmp_path / "one", "generations=1", "eval_games=0")), quiet=True)
+    two = AfterstateRun(_tiny(tmp_path / "two", "generations=1", "eval_games=0", "workers=2"))
+    two.fitted = one.fitted
+    a, b = one.records(1), two.records(1)
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+
+
+def test_the_run_is_a_harness_agent(tmp_path):
+    from grinch_env.evaluation.evaluate import evaluate
+
+    run = train(AfterstateRun(_tiny(tmp_path, "generations=1")), quiet=True)
+    agent = make_agent(str(run.cfg.run_dir), num_players=2, game="grinch")
+    assert isinstance(agent, AfterstateAgent) and agent.play == "lookahead" and agent.name == "learner_grinch_afterstate_value/g0"
+    res = evaluate([f"{run.cfg.run_dir}:play=lookahead2,generation=0", "random"], num_players=2, num_games=2, seed=3, game="grinch")
+    assert res.num_games == 2
+    with pytest.raises(ValueError, match="play must be one of value, leaf, lookahead, lookahead2, got 'deep'"):
+        make_agent(f"{run.cfg.run_dir}:play=deep", game="grinch")
+    with pytest.raises(ValueError, match=r"generation must be an int in 0\.\.0, got 3"):
+        make_agent(f"{run.cfg.run_dir}:generation=3", game="grinch")
+    with pytest.raises(ValueError, match=r"unknown option\(s\) \['samples'\]"):
+        make_agent(f"{run.cfg.run_dir}:samples=3", game="grinch")
+    with pytest.raises(ValueError, match="not Gnoming"):
+        make_agent(str(run.cfg.run_dir), game="gnoming")
+
+
+def test_bad_configs_and_resumes_say_what_is_allowed(tmp_path):
+    with pytest.raises(ValueError, match="valuee"):
+        load_config(None, ["valuee.width=3"])
+    with pytest.raises(ValueError, match="game"):
+        load_config(None, ["game=gnoming"])
+    with pytest.raises(ValueError, match="opponent 'nobody' is not an agent"):
+        load_config(None, ["eval_opponent=nobody"])
+    run = train(AfterstateRun(_tiny(tmp_path, "generations=1", "eval_games=0")), quiet=True)
+    with pytest.raises(ValueError, match="cannot change seed on resume"):
+        AfterstateRun.load(run.cfg.run_dir, ["seed=3"])
+    assert main(["--config", "configs/learner_grinch_afterstate_value.yaml", "--set", f"checkpoint_dir={tmp_path}",
+                 "--set", "run_name=learner_grinch_afterstate_value"]) == 2  # latest.pt exists: resume it instead
+    assert main(["--resume", str(tmp_path / "missing")]) == 2
+    with pytest.raises(ValueError, match="config file nowhere.yaml does not exist"):
+        load_config("nowhere.yaml")

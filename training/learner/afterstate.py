@@ -1,0 +1,328 @@
+"""The Grinch's afterstate values and the agent that plays by them (TD-Gammon's kind of learner, from the rules and the observation).
+
+A decision's afterstate is the position just after it: for a discard, the kept hand and the public context.  Two
+small MLPs, fitted by :mod:`training.learner.afterstate_run` to what followed in self-play, value afterstates in
+points:
+
+* ``V`` (:class:`Value`): the afterstate of a discard, written out by :func:`features` (the kept hand's suit x rank
+  counts and bonus cards, its open rows' values and bonus, the unseen cards' counts, the used rows, the rounds left,
+  the turn and the role; 85 columns, no expectation or hand-made estimate), worth the seat's own points in the round
+  plus ``W`` after it;
+* ``W`` (:class:`LaterValue`): the seat's used rows after the round's scoring and the rounds left after it, worth the
+  own points of the later rounds (0 when none is left): the value of a row kept open.
+
+The agent (:class:`AfterstateAgent`) discards to the afterstate of highest ``V``; values a draw by enumerating its
+chance node (every unseen card alike for the draw pile, the known top of a discard pile; the first of two draws by its
+best second draw), a hand after the draws being worth its best discard's ``V``; and scores the row of highest points
+plus ``W`` after it.  Its ``play`` option adds the rules at the round's end (:class:`RulesLeafValue`):
+
+* ``value``: ``V`` and ``W`` alone;
+* ``leaf``: a final 5-card hand is worth its best row's points plus ``W`` after that row plus its bonus (exactly, by
+  the rules of :mod:`grinch_env.grinch.scoring`);
+* ``lookahead`` (the default): also a Who's second discard by the mean over every pair of unseen cards it may draw next;
+* ``lookahead2``: also a Who's first discard, by the mean over the next pair of the ``V`` of its best second discard.
+
+Load a run's agent with ``make_agent("checkpoints/<run>")`` or ``"checkpoints/<run>:play=lookahead2,generation=2"``.
+docs/results/learner_grinch.md (nineteenth and twentieth sessions) has the measurements.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from grinch_env.agent_base import AgentOptionError
+from grinch_env.grinch import encoding as enc
+from grinch_env.grinch import tokens as rt
+from grinch_env.grinch.agents.base import decode
+from grinch_env.grinch.cards import NUM_CARDS
+from grinch_env.grinch.game import DRAW_DISCARD_BASE, DRAW_PILE_ACTION, MAX_ROUNDS, NUM_ACTIONS, SCORE_BASE
+from grinch_env.grinch.scoring import NUM_ROWS, resolve_layout
+from training.learner.formats import AFTERSTATE_FORMAT
+
+FEATURES_VERSION = 1  # bump when features() changes: a checkpoint fitted on other columns is refused
+PLAYS = ("value", "leaf", "lookahead", "lookahead2")
+SCALES = enc.Scales(resolve_layout("standard"))
+_LAYOUT = rt._layout("standard")
+SUIT_RANK = rt._CELL.reshape(NUM_CARDS, -1)  # card -> its suit x rank cell (24 cells)
+BONUS = np.flatnonzero(_LAYOUT.points > 0)  # the 12 bonus cards of the standard layout
+_CONTEXT = (slice(enc.ROW_USED, enc.ROW_USED + NUM_ROWS), slice(enc.ROUNDS_LEFT, enc.TURN + 3), slice(enc.GRINCH_SEAT, enc.GRINCH_SEAT + 1))
+
+
+def features(obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(float32[D, 48, F] afterstate of each discard, bool[D, 48] legal discards)`` of ``D`` observations and masks.
+
+    Per discard: the kept hand's suit x rank counts (/2) and bonus cards, its open rows' values (/30, a used row 0) and
+    bonus (/20); per decision: the unseen cards' suit x rank counts (/2), the observer's used rows, the rounds left
+    (one-hot), the turn (one-hot) and whether the observer is the Grinch.
+    """
+    obs = np.asarray(obs, np.float32)
+    hand = obs[:, :NUM_CARDS]
+    after = hand[:, None, :] * (1 - np.eye(NUM_CARDS, dtype=np.float32))  # [D, 48, 48]
+    used = obs[:, _CONTEXT[0]]
+    rows, bonus = rt.hand_values(after)
+    rows = rows * (used[:, None] < 0.5)
+    seats = obs[:, enc.SEAT_BLOCK:enc.AT_TABLE].reshape(len(obs), -1, 4, NUM_CARDS)
+    unseen = (hand + seats.max(2).sum(1) == 0).astype(np.float32)
+    ctx = np.concatenate([unseen @ SUIT_RANK / 2] + [obs[:, s] for s in _CONTEXT], 1)
+    per = np.concatenate([after @ SUIT_RANK / 2, after[..., BONUS], rows / 30, bonus[..., None] / 20,
+                          np.broadcast_to(ctx[:, None], (len(obs), NUM_CARDS, ctx.shape[1]))], -1)
+    return per.astype(np.float32), np.asarray(mask)[:, :NUM_CARDS].astype(bool)
+
+
+NUM_FEATURES = features(np.zeros((1, enc.OBS_SIZE), np.float32), np.zeros((1, NUM_ACTIONS), bool))[0].shape[-1]  # 85
+
+
+def later_inputs(used_after: np.ndarray, rounds_after: np.ndarray) -> np.ndarray:
+    """``W``'s input: the 7 used rows after the round's scoring and the rounds left after that round (one-hot of 6)."""
+    return np.concatenate([np.asarray(used_after, np.float32), np.eye(MAX_ROUNDS, dtype=np.float32)[np.asarray(rounds_after)]], 1)
+
+
+NUM_LATER_INPUTS = NUM_ROWS + MAX_ROUNDS
+
+
+def mlp(inputs: int, width: int) -> torch.nn.Sequential:
+    """Three ReLU layers of ``width`` and one output: both values' shape."""
+    return torch.nn.Sequential(torch.nn.Linear(inputs, width), torch.nn.ReLU(), torch.nn.Linear(width, width), torch.nn.ReLU(),
+                               torch.nn.Linear(width, width), torch.nn.ReLU(), torch.nn.Linear(width, 1))
+
+
+def _rounds_after(obs: np.ndarray) -> int:
+    """The rounds left after the current one (0 once the game's last round is under way)."""
+    bits = obs[enc.ROUNDS_LEFT:enc.ROUNDS_LEFT + MAX_ROUNDS]
+    return int(np.argmax(bits)) if bits.any() else 0
+
+
+class Value:
+    """An afterstate value in points: ``mu + sd * net(x)``."""
+
+    def __init__(self, net: torch.nn.Module, mu: float, sd: float) -> None:
+        self.net, self.mu, self.sd = net.eval(), float(mu), float(sd)
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        with torch.inference_mode():
+            return self.mu + self.sd * self.net(torch.from_numpy(np.ascontiguousarray(x, np.float32))).squeeze(-1).numpy()
+
+    def state(self) -> dict[str, Any]:
+        """What a checkpoint holds of it: weights (tensors), input count, width, mean and scale."""
+        first = self.net[0]
+        return {"model": {k: v.clone() for k, v in self.net.state_dict().items()}, "inputs": first.in_features, "width": first.out_features,
+                "mu": self.mu, "sd": self.sd}
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> Value:
+        net = mlp(int(state["inputs"]), int(state["width"]))
+        net.load_state_dict(state["model"])
+        return cls(net, state["mu"], state["sd"])
+
+    def discards(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(legal discards, their values)`` of one decision."""
+        x, m = features(obs[None], mask[None])
+        legal = np.flatnonzero(m[0])
+        return legal, self(x[0, legal])
+
+    def hands(self, obs: np.ndarray, hands: np.ndarray) -> np.ndarray:
+        """The worth of each hand ``hands[k]`` (48 card bits) in the context of ``obs``: the value of its best discard."""
+        o = np.repeat(np.asarray(obs, np.float32)[None], len(hands), 0)
+        o[:, :NUM_CARDS] = hands
+        out = np.empty(len(hands))
+        for b in range(0, len(hands), 512):
+            x, m = features(o[b:b + 512], hands[b:b + 512].astype(bool))
+            v = np.full(m.shape, -np.inf)
+            v[m] = self(x[m])
+            out[b:b + 512] = v.max(1)
+        return out
+
+    def draws(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(legal draws, their worths)`` of one draw decision: each draw's chance node enumerated (module docstring)."""
+        view = decode(obs, SCALES)
+        n, unseen = view.num_players, view.unseen()
+        sizes = [len(p) for p in view.piles]
+        legal = np.flatnonzero(mask[DRAW_PILE_ACTION:SCORE_BASE]) + DRAW_PILE_ACTION
+        index: dict[tuple[int, ...], int] = {}
+
+        def hand_id(cards: list[int]) -> int:
+            return index.setdefault(tuple(sorted(cards)), len(index))
+
+        def options(first: int, first_card: int) -> list[list[int]]:
+            """The cards each second draw may bring after the draw ``first`` brought ``first_card``."""
+            out = []
+            if view.draw_pile_size - (first == DRAW_PILE_ACTION) > 0:
+                out.append([c for c in unseen if c != first_card] if first == DRAW_PILE_ACTION else list(unseen))
+            for j in range(n):
+                same = first == DRAW_DISCARD_BASE + j
+                card = view.seconds[j] if same else view.tops[j]
+                if sizes[j] - same > 0 and card is not None:
+                    out.append([card])
+            return out
+
+        plans = []  # per legal draw: [(probability, [[hand ids of one second option], ...]), ...]
+        for a in legal:
+            cards = list(unseen) if a == DRAW_PILE_ACTION else [view.tops[a - DRAW_DISCARD_BASE]]
+            if view.first_draw_made:
+                plans.append([(1.0, [[hand_id(view.hand + [c]) for c in cards]])])
+            else:
+                plans.append([(1 / len(cards), [[hand_id(view.hand + [x, c]) for c in opt] for opt in options(int(a), x)]) for x in cards])
+        hands = np.zeros((len(index), NUM_CARDS), np.float32)
+        for cards, k in index.items():
+            hands[k, list(cards)] = 1
+        worth = self.hands(obs, hands)
+        values = [sum(p * max(worth[ids].mean() for ids in opts) for p, opts in plan) for plan in plans]
+        return legal, np.array(values)
+
+
+class LaterValue:
+    """``W(used rows after the round, rounds left after it)`` in points, 0 when no round is left."""
+
+    def __init__(self, value: Value) -> None:
+        self.value = value
+
+    def __call__(self, used_after: np.ndarray, rounds_after: np.ndarray) -> np.ndarray:
+        rounds_after = np.asarray(rounds_after)
+        return np.where(rounds_after > 0, self.value(later_inputs(used_after, rounds_after)), 0.0)
+
+    def rows(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(legal score actions, each row's points now plus W after it)`` (the hand's bonus is the same for every row)."""
+        legal = np.flatnonzero(mask[SCORE_BASE:SCORE_BASE + NUM_ROWS])
+        points, _ = rt.hand_values(np.asarray(obs[None, :NUM_CARDS], np.float32))
+        used = np.repeat(np.asarray(obs[None, enc.ROW_USED:enc.ROW_USED + NUM_ROWS], np.float32), len(legal), 0)
+        used[np.arange(len(legal)), legal] = 1.0
+        return legal + SCORE_BASE, points[0, legal] + self(used, np.full(len(legal), _rounds_after(obs)))
+
+
+class RulesLeafValue(Value):
+    """``V`` with the rules at the round's end (``play`` ``leaf``, ``lookahead``, ``lookahead2``: module docstring)."""
+
+    def __init__(self, value: Value, later: LaterValue, lookahead: bool, first: bool = False) -> None:
+        super().__init__(value.net, value.mu, value.sd)
+        self.later, self.lookahead, self.first = later, lookahead, first
+
+    def _pairs(self, obs: np.ndarray, kept: np.ndarray) -> np.ndarray:
+        """``[P, 48]``: the hand ``kept`` with every pair of unseen cards added."""
+        unseen = np.array(decode(obs, SCALES).unseen())
+        i, j = np.triu_indices(len(unseen), 1)
+        hands = np.repeat(kept[None], len(i), 0)
+        hands[np.arange(len(i)), unseen[i]] = 1
+        hands[np.arange(len(i)), unseen[j]] = 1
+        return hands
+
+    def final(self, obs: np.ndarray, kept: np.ndarray) -> np.ndarray:
+        """The worth of 5-card hands ``kept [K, 48]`` at the round's end: the best open row's points plus ``W`` after that
+        row, plus the hand's bonus."""
+        points, bonus = rt.hand_values(kept)
+        used = obs[enc.ROW_USED:enc.ROW_USED + NUM_ROWS] > 0.5
+        open_rows = np.flatnonzero(~used)
+        after = np.repeat(used[None].astype(np.float32), len(open_rows), 0)
+        after[np.arange(len(open_rows)), open_rows] = 1.0
+        w = np.full(NUM_ROWS, -np.inf)
+        w[open_rows] = self.later(after, np.full(len(open_rows), _rounds_after(obs)))
+        return (points + w[None]).max(1) + bonus
+
+    def _best_final(self, obs: np.ndarray, hands: np.ndarray) -> np.ndarray:
+        """The worth of 6-card hands ``hands [K, 48]``: their best discard to a final hand."""
+        out = np.full(len(hands), -np.inf)
+        k_idx, cards = np.nonzero(hands)
+        kept = hands[k_idx].copy()
+        kept[np.arange(len(k_idx)), cards] = 0
+        np.maximum.at(out, k_idx, self.final(obs, kept))
+        return out
+
+    def discards(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        hand = obs[:NUM_CARDS] > 0.5
+        legal = np.flatnonzero(mask[:NUM_CARDS])
+        kept = np.repeat(hand[None].astype(np.float32), len(legal), 0)
+        kept[np.arange(len(legal)), legal] = 0
+        size = int(hand.sum()) - 1
+        if size == 5:
+            return legal, self.final(obs, kept)
+        who = obs[enc.GRINCH_SEAT] < 0.5
+        if size == 4 and self.lookahead and who:
+            return legal, np.array([self._best_final(obs, self._pairs(obs, k)).mean() for k in kept])
+        if size == 3 and self.first and who:  # the next turn's afterstates, valued by V in that turn's context
+            later = np.array(obs, np.float32)
+            later[enc.TURN:enc.TURN + 3] = np.roll(later[enc.TURN:enc.TURN + 3], 1)
+            return legal, np.array([Value.hands(self, later, self._pairs(obs, k)).mean() for k in kept])
+        return super().discards(obs, mask)
+
+    def hands(self, obs: np.ndarray, hands: np.ndarray) -> np.ndarray:
+        if len(hands) and int(hands[0].sum()) == 6:
+            return self._best_final(obs, np.asarray(hands, np.float32))
+        return super().hands(obs, hands)
+
+
+def scorer(value: Value, later: LaterValue, play: str) -> Value:
+    """The discard-and-draw scorer of ``play`` (:data:`PLAYS`)."""
+    if play not in PLAYS:
+        raise AgentOptionError(f"play must be one of {', '.join(PLAYS)}, got {play!r}")
+    return value if play == "value" else RulesLeafValue(value, later, play != "leaf", play == "lookahead2")
+
+
+class AfterstateAgent:
+    """Discards and draws to the highest worth under ``scorer``, rows by points plus ``W``; deterministic (ties: the lowest action)."""
+
+    game = "grinch"
+
+    def __init__(self, value: Value, later: LaterValue, play: str = "lookahead", name: str = "afterstate",
+                 num_players: list[int] | None = None) -> None:
+        self.scorer, self.later, self.play, self.name = scorer(value, later, play), later, play, name
+        self.num_players = num_players
+
+    def reset(self, seed: int | None = None) -> None:
+        """Nothing to reset: the agent is deterministic."""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        mask = np.asarray(action_mask).astype(bool)
+        if mask.shape != (NUM_ACTIONS,):
+            raise ValueError(f"action_mask must have shape ({NUM_ACTIONS},), got {mask.shape}")
+        legal = np.flatnonzero(mask)
+        if len(legal) == 0:
+            raise ValueError("action_mask has no legal action: an agent is only asked to act when it is its turn")
+        if len(legal) == 1:
+            return int(legal[0])
+        obs = np.asarray(observation, np.float32)
+        if mask[:DRAW_PILE_ACTION].any():
+            acts, worth = self.scorer.discards(obs, mask)
+        elif mask[DRAW_PILE_ACTION:SCORE_BASE].any():
+            acts, worth = self.scorer.draws(obs, mask)
+        else:
+            acts, worth = self.later.rows(obs, mask)
+        return int(acts[np.argmax(worth)])
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return np.array([self.act(o, m) for o, m in zip(observations, masks)], dtype=np.int64)
+
+    def __repr__(self) -> str:
+        return f"AfterstateAgent(name={self.name!r}, play={self.play!r})"
+
+
+def agent_from(ckpt: dict[str, Any], file: Path, seed: int | None = None, options: dict[str, Any] | None = None) -> AfterstateAgent:
+    """The harness agent of a loaded afterstate checkpoint; ``options``: ``play`` (:data:`PLAYS`) and ``generation`` (a fitted
+    generation, default the last)."""
+    options = dict(options or {})
+    unknown = sorted(set(options) - {"play", "generation"})
+    if unknown:
+        raise AgentOptionError(f"afterstate checkpoint {str(file)!r}: unknown option(s) {unknown}; it takes play ({', '.join(PLAYS)}) "
+                               "and generation (an int: which fitted generation plays, default the last)")
+    if ckpt.get("format") != AFTERSTATE_FORMAT:
+        raise ValueError(f"{str(file)!r} is not an afterstate checkpoint (format {ckpt.get('format')!r}, expected {AFTERSTATE_FORMAT!r})")
+    if ckpt.get("features_version") != FEATURES_VERSION:
+        raise ValueError(f"{str(file)!r} was fitted on afterstate features version {ckpt.get('features_version')}; this code writes version {FEATURES_VERSION}")
+    fitted = ckpt["values"]
+    if not fitted:
+        raise ValueError(f"{str(file)!r} holds no fitted generation yet (its run has played generation 0 only): train it on")
+    gen = options.get("generation", len(fitted) - 1)
+    if not isinstance(gen, int) or not 0 <= gen < len(fitted):
+        raise AgentOptionError(f"afterstate checkpoint {str(file)!r}: generation must be an int in 0..{len(fitted) - 1}, got {gen!r}")
+    play = options.get("play", "lookahead")
+    cfg = ckpt["config"]
+    sizes = [cfg["num_players"]] if isinstance(cfg["num_players"], int) else list(cfg["num_players"])
+    value, later = Value.from_state(fitted[gen]["value"]), LaterValue(Value.from_state(fitted[gen]["later"]))
+    label = f"{cfg['run_name']}/g{gen}" + ("" if play == "lookahead" else f":play={play}")
+    return AfterstateAgent(value, later, play, label, sizes)
+
+
+__all__ = ["FEATURES_VERSION", "NUM_FEATURES", "PLAYS", "AfterstateAgent", "LaterValue", "RulesLeafValue", "Value", "agent_from",
+           "features", "later_inputs", "mlp", "scorer"]

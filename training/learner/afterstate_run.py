@@ -1,0 +1,514 @@
+"""Policy iteration on the Grinch's afterstate values, from uniformly random play: the learner of :mod:`training.learner.afterstate`.
+
+Usage::
+
+    python -m training.learner.afterstate_run --config configs/learner_grinch_afterstate_value.yaml   # a fresh run
+    python -m training.learner.afterstate_run --resume checkpoints/learner_grinch_afterstate_value    # continue exactly
+    python -m training.learner.afterstate_run --report checkpoints/learner_grinch_afterstate_value --final-games 1200
+
+Generation ``g`` plays ``games_per_generation`` self-play games: generation 0 uniformly random legal moves (no
+network, no hand-made policy: the rules and the observation only), generation ``g > 0`` the values fitted on
+generation ``g - 1``'s games, exploring: discards sampled from ``softmax(V / temperature)``, rows from
+``softmax((points + W) / temperature)`` (``temperature`` in points) and draws at random (``play_draws: random``) or
+from ``softmax(worth / temperature)`` of the chance-enumerated draws (``value``).  Every discard with a choice is
+recorded with its afterstate (:func:`training.learner.afterstate.features`) and what followed: the seat's own points in
+the round, in the rest of the game, its used rows after the round's scoring and the rounds left after it.  Then, on the
+last ``replay_generations`` generations' records:
+
+1. ``W`` is fitted to the later rounds' own points from the used rows and the rounds left;
+2. ``V`` is fitted to the round's own points plus ``W`` after the round (Monte Carlo regression, mean squared error on
+   the standardised target; the last ``held_out`` share of the records measures its explained variance);
+3. the agent of the new values (``eval_play``) plays ``eval_opponent`` (seat-rotated paired deals, the same deals every
+   generation; before the first fit, the uniformly random policy the run starts from).
+
+The run directory holds ``latest.pt`` (format ``grinch_learner_afterstate_v1``: the config, every generation's fitted
+``V`` and ``W``, the log; loadable with ``weights_only``), ``data/gen<g>.npz`` (each generation's records, a cache:
+every game is played from a seed drawn from ``(seed, g)`` by values the checkpoint holds, so a missing file is played
+again to the same records), ``curve.csv``/``curve.png`` (the learner's format) and, at the end, ``report/`` (``final_play``
+against each of ``final_opponents``, ``final_games`` seat-rotated paired deals).  ``latest.pt`` is written after every
+generation: ``--resume`` continues from the last finished one, and an interrupted run ends with the same values as an
+uninterrupted one.  The run's agent: ``make_agent("checkpoints/<run>")`` (options ``play`` and ``generation``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import torch
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from grinch_env.games import get_game
+from grinch_env.grinch import encoding as enc
+from grinch_env.grinch.game import DRAW_PILE_ACTION, SCORE_BASE
+from grinch_env.grinch.scoring import NUM_ROWS
+from training.learner.afterstate import (
+    FEATURES_VERSION,
+    NUM_FEATURES,
+    PLAYS,
+    AfterstateAgent,
+    LaterValue,
+    Value,
+    features,
+    later_inputs,
+    mlp,
+)
+from training.learner.formats import AFTERSTATE_FORMAT, LATEST, read_run_file
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class FitSection(_Section):
+    """One value's regression: an MLP of three ReLU layers fitted with Adam and a cosine learning-rate decay."""
+
+    width: int = Field(256, ge=1, description="hidden width")
+    steps: int = Field(8000, ge=1, description="minibatch steps")
+    batch_size: int = Field(512, ge=1)
+    learning_rate: float = Field(1e-3, gt=0)
+    held_out: float = Field(0.1, gt=0, lt=1, description="the last share of the records, not trained on: the explained variance")
+
+
+class AfterstateConfig(_Section):
+    """One afterstate policy-iteration run (unknown keys are errors)."""
+
+    game: Literal["grinch"] = Field("grinch", description="the Grinch only: the afterstate features are its hands and rows")
+    num_players: int = 2
+    run_name: str = "learner_grinch_afterstate_value"
+    checkpoint_dir: str = "checkpoints"
+    seed: int = 0
+    generations: int = Field(4, ge=1, description="fits: generation 0's random games, then each fit's own games")
+    games_per_generation: int = Field(6000, ge=2)
+    replay_generations: int = Field(2, ge=1, description="each fit reads the records of this many last generations")
+    temperature: float = Field(1.0, gt=0, description="exploration in generation play: softmax of the worths in points")
+    play_draws: Literal["random", "value"] = Field("random", description="generation play's draws: uniformly random, or sampled "
+                                                   "from the softmax of their chance-enumerated worths (slower)")
+    value: FitSection = Field(default_factory=FitSection)
+    later: FitSection = Field(default_factory=lambda: FitSection(width=64, steps=3000))
+    workers: int = Field(1, ge=1, description="processes that play a generation's games (the records do not depend on it)")
+    eval_games: int = Field(200, ge=0, description="games against eval_opponent after each fit (0: none)")
+    eval_opponent: str = "greedy"
+    eval_play: Literal[PLAYS] = Field("value", description="the agent's play option in the curve's games")
+    final_games: int = Field(1200, ge=0, description="games per final opponent in report/ (0: no report)")
+    final_opponents: list[str] = Field(default_factory=lambda: ["greedy", "expectimax"])
+    final_play: Literal[PLAYS] = "lookahead"
+    torch_threads: int = Field(1, ge=1)
+
+    @model_validator(mode="after")
+    def _fits(self) -> AfterstateConfig:
+        spec = get_game(self.game)
+        spec.check_num_players(self.num_players)
+        from grinch_env.agents import make_agent
+
+        for opp in [self.eval_opponent, *self.final_opponents]:
+            try:
+                make_agent(opp, num_players=self.num_players, game=self.game, seed=0)
+            except (ValueError, KeyError, FileNotFoundError) as exc:
+                raise ValueError(f"opponent {opp!r} is not an agent of {spec.title}: {exc}") from None
+        return self
+
+    @property
+    def run_dir(self) -> Path:
+        return Path(self.checkpoint_dir) / self.run_name
+
+
+def load_config(path: str | Path | None, overrides: list[str] | None = None) -> AfterstateConfig:
+    """Return the validated config of YAML ``path`` with dotted ``key=value`` overrides."""
+    from training.learner.config import _set
+
+    data: dict[str, Any] = {}
+    if path is not None:
+        if not Path(path).is_file():
+            raise ValueError(f"config file {path} does not exist (the afterstate configs: configs/learner_grinch_afterstate_value*.yaml)")
+        data = yaml.safe_load(Path(path).read_text()) or {}
+    for item in overrides or []:
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise ValueError(f"--set takes key=value, got {item!r}")
+        _set(data, key.strip(), yaml.safe_load(value))
+    try:
+        return AfterstateConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ValueError(f"{path or 'config'}: {exc}") from None
+
+
+# ------------------------------------------------------------------ generation play
+def _softmax_pick(worth: np.ndarray, temperature: float, rng: np.random.Generator) -> tuple[int, float]:
+    """An index sampled from ``softmax(worth / temperature)`` and that distribution's entropy (nats)."""
+    z = (worth - worth.max()) / temperature
+    p = np.exp(z)
+    p /= p.sum()
+    entropy = float(-(p[p > 0] * np.log(p[p > 0])).sum())
+    return int(rng.choice(len(p), p=p)), entropy
+
+
+class Explorer:
+    """Generation play: uniformly random (``value`` None: generation 0), or the fitted values with softmax exploration."""
+
+    def __init__(self, value: Value | None, later: LaterValue | None, temperature: float, play_draws: str) -> None:
+        self.value, self.later, self.temperature, self.play_draws = value, later, temperature, play_draws
+
+    def __call__(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> tuple[int, float]:
+        """``(action, entropy of the distribution it was drawn from)``."""
+        legal = np.flatnonzero(mask)
+        if self.value is None or (self.play_draws == "random" and mask[DRAW_PILE_ACTION:SCORE_BASE].any()):
+            return int(rng.choice(legal)), float(np.log(len(legal)))
+        if mask[:DRAW_PILE_ACTION].any():
+            acts, worth = self.value.discards(obs, mask)
+        elif mask[DRAW_PILE_ACTION:SCORE_BASE].any():
+            acts, worth = self.value.draws(obs, mask)
+        else:
+            acts, worth = self.later.rows(obs, mask)
+        i, entropy = _softmax_pick(worth, self.temperature, rng)
+        return int(acts[i]), entropy
+
+
+def play_game(explorer: Explorer, num_players: int, seed: int) -> dict[str, np.ndarray]:
+    """One self-play game from ``seed``, every move by ``explorer``: each discard with a choice as a record (its afterstate
+    ``x``, the discard distribution's ``entropy``, the seat's own points in the round ``round`` and in the rest of the game
+    ``own``, its ``used_after`` rows after the round's scoring and the ``rounds_after`` it, the ``seat`` and its ``round_index``)."""
+    spec = get_game("grinch")
+    rng = np.random.default_rng(seed)
+    game = spec.new_game(num_players, int(rng.integers(2**62)))
+    encoder = spec.encoder()
+    xs, used, ent, rec, scored = [], [], [], [], {}
+    starts = [list(game.totals)]  # the totals at the start of every round, then at the end
+    while not game.done:
+        seat = game.current
+        view = encoder.observe(game, seat)
+        obs, mask = np.asarray(view["observation"], np.float32), np.asarray(view["action_mask"]).astype(bool)
+        action, entropy = explorer(obs, mask, rng) if mask.sum() > 1 else (int(np.flatnonzero(mask)[0]), 0.0)
+        if mask[:DRAW_PILE_ACTION].sum() >= 2:
+            x, _ = features(obs[None], mask[None])
+            xs.append(x[0, action])
+            used.append(obs[enc.ROW_USED:enc.ROW_USED + NUM_ROWS].copy())
+            ent.append(entropy)
+            rec.append((seat, game.round))
+        if action >= SCORE_BASE:
+            scored[seat, game.round] = action - SCORE_BASE
+        game.step(action)
+        if game.done or game.round != len(starts) - 1:
+            starts.append(list(game.totals))
+    t = np.array(starts, np.float32)  # [rounds + 1, seats]
+    used_after = np.array(used, np.float32).reshape(-1, NUM_ROWS)
+    used_after[np.arange(len(rec)), [scored[s, r] for s, r in rec]] = 1.0
+    return {"x": np.array(xs, np.float32).reshape(-1, NUM_FEATURES), "entropy": np.array(ent, np.float32),
+            "round": np.array([t[r + 1, s] - t[r, s] for s, r in rec], np.float32),
+            "own": np.array([t[-1, s] - t[r, s] for s, r in rec], np.float32),
+            "used_after": used_after, "rounds_after": np.array([game.num_rounds - r - 1 for _, r in rec], np.int64),
+            "seat": np.array([s for s, _ in rec], np.int64), "round_index": np.array([r for _, r in rec], np.int64)}
+
+
+_PLAYER: dict[str, Any] = {}
+
+
+def _init_player(fitted: dict[str, Any] | None, temperature: float, play_draws: str) -> None:
+    torch.set_num_threads(1)
+    _PLAYER["explorer"] = explorer_of(fitted, temperature, play_draws)
+
+
+def _worker_play(num_players: int, seed: int) -> dict[str, np.ndarray]:
+    return play_game(_PLAYER["explorer"], num_players, seed)
+
+
+def explorer_of(fitted: dict[str, Any] | None, temperature: float, play_draws: str) -> Explorer:
+    if fitted is None:
+        return Explorer(None, None, temperature, play_draws)
+    return Explorer(Value.from_state(fitted["value"]), LaterValue(Value.from_state(fitted["later"])), temperature, play_draws)
+
+
+def game_seeds(seed: int, generation: int, games: int) -> list[int]:
+    """The seeds of a generation's games: a function of the run's seed and the generation alone."""
+    return [int(s) for s in np.random.default_rng([seed, generation]).integers(2**62, size=games)]
+
+
+# ------------------------------------------------------------------ fitting
+def fit_value(x: np.ndarray, y: np.ndarray, cfg: FitSection, seed: int) -> tuple[Value, float]:
+    """An MLP from ``x`` to the standardised ``y``, seeded; return it as a :class:`Value` in ``y``'s units and its held-out explained variance."""
+    held = max(1, int(len(y) * cfg.held_out))
+    n = len(y) - held
+    if n < 1:
+        raise ValueError(f"cannot fit on {len(y)} records with held_out {cfg.held_out}: no training record is left")
+    torch.manual_seed(seed)
+    mu, sd = float(y[:n].mean()), float(y[:n].std()) or 1.0
+    xt, yt = torch.from_numpy(np.ascontiguousarray(x, np.float32)), torch.from_numpy(((y - mu) / sd).astype(np.float32))
+    net = mlp(x.shape[1], cfg.width)
+    opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, cfg.steps)
+    rng = np.random.default_rng(seed)
+    for _ in range(cfg.steps):
+        idx = torch.from_numpy(rng.integers(0, n, cfg.batch_size))
+        loss = torch.nn.functional.mse_loss(net(xt[idx]).squeeze(-1), yt[idx])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+    net.eval()
+    with torch.inference_mode():
+        pred = net(xt[n:]).squeeze(-1).numpy()
+    var = float(np.var(yt[n:].numpy()))
+    ev = 1.0 - float(np.var(yt[n:].numpy() - pred)) / var if var > 0 else float("nan")
+    return Value(net, mu, sd), ev
+
+
+def fit_generation(records: dict[str, np.ndarray], cfg: AfterstateConfig, generation: int) -> tuple[dict[str, Any], dict[str, float]]:
+    """``W`` on the later rounds' own points, then ``V`` on the round's own points plus ``W`` after it; return their
+    checkpoint states and the fit's statistics."""
+    later, ev_later = fit_value(later_inputs(records["used_after"], records["rounds_after"]), records["own"] - records["round"],
+                                cfg.later, seed=1_000 * cfg.seed + 2 * generation + 1)
+    w = LaterValue(later)
+    target = records["round"] + w(records["used_after"], records["rounds_after"])
+    value, ev = fit_value(records["x"], target, cfg.value, seed=1_000 * cfg.seed + 2 * generation)
+    return {"value": value.state(), "later": later.state()}, {"explained_variance": ev, "later_explained_variance": ev_later,
+                                                             "target_mean": float(target.mean()), "target_sd": float(target.std())}
+
+
+# ------------------------------------------------------------------ the run
+def _cpu_seconds() -> float:
+    """CPU seconds of this process and of its finished child processes (a generation's workers)."""
+    import resource
+
+    child = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + child.ru_utime + child.ru_stime
+
+
+class AfterstateRun:
+    """One run's state: config, every generation's fitted values, counters and log (everything ``latest.pt`` holds)."""
+
+    def __init__(self, cfg: AfterstateConfig) -> None:
+        self.cfg = cfg
+        self.fitted: list[dict[str, Any]] = []  # per generation: {"value": state, "later": state}
+        self.seconds = 0.0  # CPU seconds of play and fits, every process's
+        self.wall_seconds = 0.0
+        self.log: list[dict[str, Any]] = []
+
+    @property
+    def generation(self) -> int:
+        """Fits done: the next generation to play."""
+        return len(self.fitted)
+
+    # ------------------------------------------------------------ checkpoint
+    def state(self) -> dict[str, Any]:
+        cfg = self.cfg
+        return {"format": AFTERSTATE_FORMAT, "features_version": FEATURES_VERSION, "afterstate_config": cfg.model_dump(),
+                "config": {"game": cfg.game, "num_players": cfg.num_players, "algo": "afterstate", "run_name": cfg.run_name},
+                "values": self.fitted, "seconds": self.seconds, "wall_seconds": self.wall_seconds, "log": self.log}
+
+    def save(self) -> Path:
+        from training.checkpoint import atomic_torch_save
+
+        path = self.cfg.run_dir / LATEST
+        atomic_torch_save(self.state(), path)
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path, overrides: list[str] | None = None) -> AfterstateRun:
+        """The run saved at ``path`` (a run directory or its ``latest.pt``); ``overrides`` may change keys that do not alter
+        the fitted generations (``generations``, ``workers``, the evaluation's)."""
+        ckpt, file = read_run_file(path, AFTERSTATE_FORMAT, f"give an afterstate run directory or its {LATEST}", "an afterstate checkpoint")
+        if ckpt.get("features_version") != FEATURES_VERSION:
+            raise ValueError(f"{file} was fitted on afterstate features version {ckpt.get('features_version')}; this code writes {FEATURES_VERSION}")
+        data = ckpt["afterstate_config"]
+        from training.learner.config import _set
+
+        fixed = {"seed", "games_per_generation", "replay_generations", "temperature", "play_draws", "value", "later", "num_players", "game"}
+        for item in overrides or []:
+            key, eq, value = item.partition("=")
+            if not eq or not key:
+                raise ValueError(f"--set takes key=value, got {item!r}")
+            if key.split(".")[0] in fixed:
+                raise ValueError(f"--set {key}: cannot change {key.split('.')[0]} on resume (the fitted generations depend on it); "
+                                 f"start a new run instead")
+            _set(data, key.strip(), yaml.safe_load(value))
+        run = cls(AfterstateConfig.model_validate(data))
+        run.fitted, run.seconds, run.wall_seconds, run.log = ckpt["values"], ckpt["seconds"], ckpt["wall_seconds"], ckpt["log"]
+        return run
+
+    # ------------------------------------------------------------ one generation
+    def data_path(self, generation: int) -> Path:
+        return self.cfg.run_dir / "data" / f"gen{generation}.npz"
+
+    def records(self, generation: int) -> dict[str, np.ndarray]:
+        """Generation ``generation``'s records: read from ``data/``, or played (by the values fitted on the generation
+        before it) and written there atomically."""
+        path = self.data_path(generation)
+        if path.exists():
+            with np.load(path) as z:
+                return {k: z[k] for k in z.files}
+        cfg = self.cfg
+        fitted = None if generation == 0 else self.fitted[generation - 1]
+        seeds = game_seeds(cfg.seed, generation, cfg.games_per_generation)
+        if cfg.workers == 1:
+            explorer = explorer_of(fitted, cfg.temperature, cfg.play_draws)
+            games = [play_game(explorer, cfg.num_players, s) for s in seeds]
+        else:
+            import multiprocessing
+
+            ctx = multiprocessing.get_context("spawn")  # not fork: a forked copy of a process that has used torch's threads can hang
+            with ctx.Pool(cfg.workers, initializer=_init_player, initargs=(fitted, cfg.temperature, cfg.play_draws)) as pool:
+                games = pool.starmap(_worker_play, [(cfg.num_players, s) for s in seeds], chunksize=8)
+        data = {k: np.concatenate([g[k] for g in games]) for k in games[0]}
+        data["games"] = np.array([len(g["round"]) for g in games], np.int64)  # records per game
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.stem + ".tmp.npz")
+        np.savez(tmp, **data)
+        os.replace(tmp, path)
+        return data
+
+    def step(self) -> dict[str, Any]:
+        """Play the next generation's games (or read them), fit its values, evaluate them; return the log row."""
+        cfg = self.cfg
+        g = self.generation
+        start, wall = _cpu_seconds(), time.perf_counter()
+        data = self.records(g)
+        pool = [self.records(k) for k in range(max(0, g - cfg.replay_generations + 1), g)] + [data]
+        keys = ("x", "round", "own", "used_after", "rounds_after")
+        merged = {k: np.concatenate([d[k] for d in pool]) for k in keys}
+        fitted, stats = fit_generation(merged, cfg, g)
+        self.fitted.append(fitted)
+        self.seconds += _cpu_seconds() - start
+        self.wall_seconds += time.perf_counter() - wall
+        row: dict[str, Any] = {"generation": g, "cpu_seconds": round(self.seconds, 2), "wall_seconds": round(self.wall_seconds, 2),
+                               "games": int(len(data["games"])), "records": int(len(data["round"])), "fit_records": int(len(merged["round"])),
+                               "play_entropy": float(data["entropy"].mean()), "round_points": float(data["round"].mean()),
+                               **{k: round(v, 4) for k, v in stats.items()}}
+        row.update(self.evaluate(self.agent()))
+        self.log.append(row)
+        return row
+
+    def agent(self, generation: int | None = None, play: str | None = None) -> AfterstateAgent:
+        """The agent of a fitted generation (default the last) with ``play`` (default ``eval_play``)."""
+        g = self.generation - 1 if generation is None else generation
+        fitted = self.fitted[g]
+        return AfterstateAgent(Value.from_state(fitted["value"]), LaterValue(Value.from_state(fitted["later"])), play or self.cfg.eval_play,
+                               f"{self.cfg.run_name}/g{g}", [self.cfg.num_players])
+
+    def evaluate(self, agent: Any) -> dict[str, list[float]]:
+        """``agent`` against ``eval_opponent`` (``eval_games`` seat-rotated paired deals, the same every generation):
+        ``{"vs_<opponent>": [win share, 95% half-width]}``; empty with ``eval_games`` 0."""
+        from grinch_env.evaluation.evaluate import evaluate
+
+        cfg = self.cfg
+        if not cfg.eval_games:
+            return {}
+        n = cfg.num_players
+        res = evaluate([agent] + [cfg.eval_opponent] * (n - 1), num_players=n, num_games=cfg.eval_games, seed=10_000 * (cfg.seed + 1) + n, game=cfg.game)
+        a = res.per_agent[res.agents[0]]
+        lo, hi = a["win_rate_ci"]
+        return {f"vs_{cfg.eval_opponent}": [round(a["win_rate"], 4), round((hi - lo) / 2, 4)], "mean_score": round(a["mean_score"], 2)}
+
+    def curve(self) -> list[dict[str, Any]]:
+        """The log as learner curve rows (``training.learner.run.CURVE_FIELDS``); ``entropy``: the mean entropy of the
+        generation play's discard distributions."""
+        rows, samples, games = [], 0, 0
+        key = f"vs_{self.cfg.eval_opponent}"
+        for r in self.log:
+            samples += r.get("records", 0)
+            games += r.get("games", 0)
+            if key in r:
+                win, hw = r[key]
+                rows.append({"iteration": r["generation"] + 1 if "records" in r else 0, "samples": samples, "games": games,
+                             "train_seconds": r["cpu_seconds"], "wall_seconds": r["wall_seconds"], "opponent": self.cfg.eval_opponent,
+                             "num_players": self.cfg.num_players, "win_share": win, "half_width": hw,
+                             "explained_variance": r.get("explained_variance", float("nan")), "entropy": r.get("play_entropy", float("nan")),
+                             "value_loss": float("nan"), "epsilon": float("nan")})
+        return rows
+
+    def write_curve(self) -> None:
+        from training.learner.run import write_curve
+
+        write_curve(self.curve(), self.cfg.run_dir, f"grinch afterstate values {self.cfg.run_name}", parity=1.0 / self.cfg.num_players)
+
+
+def train(run: AfterstateRun, generations: int | None = None, quiet: bool = False) -> AfterstateRun:
+    """Run generations until ``cfg.generations`` (or ``generations`` more), saving after each."""
+    torch.set_num_threads(run.cfg.torch_threads)
+    stop = run.cfg.generations if generations is None else min(run.cfg.generations, run.generation + generations)
+    run.cfg.run_dir.mkdir(parents=True, exist_ok=True)
+    if not run.log and run.cfg.eval_games:  # the curve's first point: the uniformly random policy generation 0 plays
+        run.log.append({"generation": -1, "cpu_seconds": 0.0, "wall_seconds": 0.0, **run.evaluate("random")})
+        run.save()
+    while run.generation < stop:
+        row = run.step()
+        run.save()
+        run.write_curve()
+        if not quiet:
+            print(" ".join(f"{k} {v}" for k, v in row.items()), flush=True)
+    return run
+
+
+def final_report(run: AfterstateRun, games: int, seed: int = 4242, processes: int = 1) -> dict[str, Any]:
+    """``final_play`` of the last generation against each of ``final_opponents``: ``games`` seat-rotated paired deals;
+    writes ``report/summary.json`` and ``report/vs_<opponent>.txt`` (a report keeps its other opponents' entries)."""
+    from grinch_env.evaluation.evaluate import evaluate
+
+    cfg = run.cfg
+    report = cfg.run_dir / "report"
+    report.mkdir(parents=True, exist_ok=True)
+    earlier = report / "summary.json"
+    kept = json.loads(earlier.read_text()) if earlier.exists() else {}
+    spec = f"{cfg.run_dir}:play={cfg.final_play}"  # the saved checkpoint, as any user loads it (and picklable for the workers)
+    n = cfg.num_players
+    out = {}
+    for opp in cfg.final_opponents:
+        res = evaluate([spec] + [opp] * (n - 1), num_players=n, num_games=games, seed=seed, game=cfg.game, processes=processes)
+        a = res.per_agent[res.agents[0]]
+        out[opp] = {"games": games, "num_players": n, "play": cfg.final_play, "generation": run.generation - 1, "win_rate": a["win_rate"],
+                    "win_rate_ci": a["win_rate_ci"], "mean_score": a["mean_score"], "parity": 1.0 / n}
+        (report / f"vs_{opp}.txt").write_text(res.table() + "\n")
+        print(res.table(), flush=True)
+    (report / "summary.json").write_text(json.dumps({**kept, **out}, indent=2) + "\n")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m training.learner.afterstate_run", description=__doc__.split("\n\n")[0])
+    p.add_argument("--config", help="a configs/learner_grinch_afterstate_value*.yaml file (a fresh run)")
+    p.add_argument("--resume", metavar="RUN_DIR", help="continue the run saved in RUN_DIR exactly")
+    p.add_argument("--report", metavar="RUN_DIR", help="only evaluate the run saved in RUN_DIR and write RUN_DIR/report/")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a config key (dotted)")
+    p.add_argument("--generations", type=int, help="run at most this many generations in this piece")
+    p.add_argument("--final-games", type=int, help="games per opponent in the report (default: final_games)")
+    p.add_argument("--processes", type=int, default=1, help="processes that play the report's games")
+    args = p.parse_args(argv)
+    if sum(map(bool, (args.config, args.resume, args.report))) != 1:
+        print("error: give exactly one of --config (a fresh run), --resume RUN_DIR or --report RUN_DIR", file=sys.stderr)
+        return 2
+    try:
+        if args.config:
+            cfg = load_config(args.config, args.set)
+            if (cfg.run_dir / LATEST).exists():
+                print(f"error: {cfg.run_dir / LATEST} exists: resume it with --resume {cfg.run_dir}, or pick another run_name", file=sys.stderr)
+                return 2
+            run = AfterstateRun(cfg)
+        else:
+            run = AfterstateRun.load(args.resume or args.report, args.set)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    games = run.cfg.final_games if args.final_games is None else args.final_games
+    if args.report:
+        if not run.fitted:
+            print(f"error: {args.report} holds no fitted generation yet: train it on with --resume", file=sys.stderr)
+            return 2
+        final_report(run, games, processes=args.processes)
+        return 0
+    train(run, args.generations)
+    if run.generation >= run.cfg.generations and games:
+        final_report(run, games, processes=args.processes)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
+
+
+__all__ = ["AfterstateConfig", "AfterstateRun", "Explorer", "fit_generation", "fit_value", "game_seeds", "load_config", "main", "play_game", "train"]
