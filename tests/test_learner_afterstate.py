@@ -12,7 +12,7 @@ from grinch_env.grinch.cards import card_id, parse_card
 from grinch_env.grinch.game import DRAW_PILE_ACTION, NUM_ACTIONS, SCORE_BASE
 from grinch_env.grinch.scoring import NOISE_ROW, PRESENTS_ROW, RAINBOW_ROW, WREATHS_ROW
 from training.learner.afterstate import AfterstateAgent, LaterValue, RulesLeafValue, Value, features
-from training.learner.afterstate_run import AfterstateRun, Explorer, load_config, main, play_game, train
+from training.learner.afterstate_run import AfterstateRun, Explorer, game_seeds, load_config, main, play_game, train
 
 TINY = ["games_per_generation=6", "value.steps=30", "value.width=16", "later.steps=30", "later.width=8", "eval_games=2", "final_games=0"]
 
@@ -111,6 +111,11 @@ def test_draws_enumerate_their_chance_nodes():
     assert np.allclose(worth, [2 + 20 / 43, 2 + 10 / 43, 2 + 10 / 43])
     agent = AfterstateAgent(count_bonus, ZERO_W, "value")
     assert agent.act(obs, mask) == DRAW_PILE_ACTION
+    # generation play's estimate: the draw pile valued on a sample of the unseen cards (all 42 of them: the exact worth)
+    obs, mask = _draw_position(3)
+    assert np.allclose(count_bonus.draws(obs, mask, pile_sample=42, rng=np.random.default_rng(0))[1], [2 + 10 / 42, 2, 2])
+    one = count_bonus.draws(obs, mask, pile_sample=1, rng=np.random.default_rng(0))[1]
+    assert one[0] in (2.0, 3.0) and one[1:].tolist() == [2, 2]  # one unseen card: a bonus card or not
 
 
 def test_generation_records_carry_each_rounds_points_forward():
@@ -152,6 +157,8 @@ def test_interrupted_run_resumes_to_the_same_values(tmp_path):
     straight.data_path(1).unlink()
     again = straight.records(1)
     assert saved.keys() == again.keys() and all(np.array_equal(saved[k], again[k]) for k in saved)
+    other = AfterstateRun(_tiny(tmp_path / "a", "games_per_generation=8"))  # a new run over a left data/: its own games
+    assert len(other.records(0)["games"]) == 8 and other.records(0)["seeds"].tolist() == game_seeds(0, 0, 8)
     lines = (straight.cfg.run_dir / "curve.csv").read_text().splitlines()
     assert [line.split(",")[:3] for line in lines[1:]] == [["0", "0", "0"], ["1", "216", "6"], ["2", "432", "12"]]  # the random start, two fits
 
@@ -162,6 +169,16 @@ def test_workers_do_not_change_the_records(tmp_path):
     two.fitted = one.fitted
     a, b = one.records(1), two.records(1)
     assert all(np.array_equal(a[k], b[k]) for k in a)
+
+
+def test_generation_play_with_the_values_draws_is_seeded(tmp_path):
+    runs = [train(AfterstateRun(_tiny(tmp_path / name, "generations=2", "eval_games=0", "play_draws=value", "draw_samples=4")), quiet=True)
+            for name in ("a", "b")]
+    a, b = runs[0].records(1), runs[1].records(1)
+    assert all(np.array_equal(a[k], b[k]) for k in a) and len(a["games"]) == 6
+    random_draws = AfterstateRun(_tiny(tmp_path / "c", "generations=2", "eval_games=0"))
+    random_draws.fitted = runs[0].fitted[:1]
+    assert not np.array_equal(random_draws.records(1)["round"], a["round"])  # the same deals, other draws
 
 
 def test_the_run_is_a_harness_agent(tmp_path):

@@ -136,10 +136,14 @@ class Value:
             out[b:b + 512] = v.max(1)
         return out
 
-    def draws(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(legal draws, their worths)`` of one draw decision: each draw's chance node enumerated (module docstring)."""
+    def draws(self, obs: np.ndarray, mask: np.ndarray, pile_sample: int | None = None,
+              rng: np.random.Generator | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """``(legal draws, their worths)`` of one draw decision: each draw's chance node enumerated (module docstring);
+        with ``pile_sample`` the draw pile's cards are ``pile_sample`` unseen cards drawn by ``rng`` (a cheaper estimate)."""
         view = decode(obs, SCALES)
         n, unseen = view.num_players, view.unseen()
+        if pile_sample is not None and len(unseen) > pile_sample:
+            unseen = sorted(rng.choice(unseen, pile_sample, replace=False).tolist())
         sizes = [len(p) for p in view.piles]
         legal = np.flatnonzero(mask[DRAW_PILE_ACTION:SCORE_BASE]) + DRAW_PILE_ACTION
         index: dict[tuple[int, ...], int] = {}

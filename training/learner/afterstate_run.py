@@ -27,7 +27,7 @@ every game is played from a seed drawn from ``(seed, g)`` by values the checkpoi
 again to the same records), ``curve.csv``/``curve.png`` (the learner's format) and, at the end, ``report/`` (``final_play``
 against each of ``final_opponents``, ``final_games`` seat-rotated paired deals).  ``latest.pt`` is written after every
 generation: ``--resume`` continues from the last finished one, and an interrupted run ends with the same values as an
-uninterrupted one.  The run's agent: ``make_agent("checkpoints/<run>")`` (options ``play`` and ``generation``).
+uninterrupted one.  ``config.yaml`` beside it is the resolved config, to read.  The run's agent: ``make_agent("checkpoints/<run>")`` (options ``play`` and ``generation``).
 """
 
 from __future__ import annotations
@@ -90,7 +90,9 @@ class AfterstateConfig(_Section):
     replay_generations: int = Field(2, ge=1, description="each fit reads the records of this many last generations")
     temperature: float = Field(1.0, gt=0, description="exploration in generation play: softmax of the worths in points")
     play_draws: Literal["random", "value"] = Field("random", description="generation play's draws: uniformly random, or sampled "
-                                                   "from the softmax of their chance-enumerated worths (slower)")
+                                                   "from the softmax of their worths, the chance nodes estimated on draw_samples "
+                                                   "unseen cards for the draw pile")
+    draw_samples: int = Field(8, ge=1, description="play_draws value: the unseen cards a draw-pile draw is valued on in generation play")
     value: FitSection = Field(default_factory=FitSection)
     later: FitSection = Field(default_factory=lambda: FitSection(width=64, steps=3000))
     workers: int = Field(1, ge=1, description="processes that play a generation's games (the records do not depend on it)")
@@ -153,8 +155,8 @@ def _softmax_pick(worth: np.ndarray, temperature: float, rng: np.random.Generato
 class Explorer:
     """Generation play: uniformly random (``value`` None: generation 0), or the fitted values with softmax exploration."""
 
-    def __init__(self, value: Value | None, later: LaterValue | None, temperature: float, play_draws: str) -> None:
-        self.value, self.later, self.temperature, self.play_draws = value, later, temperature, play_draws
+    def __init__(self, value: Value | None, later: LaterValue | None, temperature: float, play_draws: str, draw_samples: int = 8) -> None:
+        self.value, self.later, self.temperature, self.play_draws, self.draw_samples = value, later, temperature, play_draws, draw_samples
 
     def __call__(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> tuple[int, float]:
         """``(action, entropy of the distribution it was drawn from)``."""
@@ -164,7 +166,7 @@ class Explorer:
         if mask[:DRAW_PILE_ACTION].any():
             acts, worth = self.value.discards(obs, mask)
         elif mask[DRAW_PILE_ACTION:SCORE_BASE].any():
-            acts, worth = self.value.draws(obs, mask)
+            acts, worth = self.value.draws(obs, mask, self.draw_samples, rng)
         else:
             acts, worth = self.later.rows(obs, mask)
         i, entropy = _softmax_pick(worth, self.temperature, rng)
@@ -210,19 +212,19 @@ def play_game(explorer: Explorer, num_players: int, seed: int) -> dict[str, np.n
 _PLAYER: dict[str, Any] = {}
 
 
-def _init_player(fitted: dict[str, Any] | None, temperature: float, play_draws: str) -> None:
+def _init_player(fitted: dict[str, Any] | None, temperature: float, play_draws: str, draw_samples: int) -> None:
     torch.set_num_threads(1)
-    _PLAYER["explorer"] = explorer_of(fitted, temperature, play_draws)
+    _PLAYER["explorer"] = explorer_of(fitted, temperature, play_draws, draw_samples)
 
 
 def _worker_play(num_players: int, seed: int) -> dict[str, np.ndarray]:
     return play_game(_PLAYER["explorer"], num_players, seed)
 
 
-def explorer_of(fitted: dict[str, Any] | None, temperature: float, play_draws: str) -> Explorer:
+def explorer_of(fitted: dict[str, Any] | None, temperature: float, play_draws: str, draw_samples: int = 8) -> Explorer:
     if fitted is None:
-        return Explorer(None, None, temperature, play_draws)
-    return Explorer(Value.from_state(fitted["value"]), LaterValue(Value.from_state(fitted["later"])), temperature, play_draws)
+        return Explorer(None, None, temperature, play_draws, draw_samples)
+    return Explorer(Value.from_state(fitted["value"]), LaterValue(Value.from_state(fitted["later"])), temperature, play_draws, draw_samples)
 
 
 def game_seeds(seed: int, generation: int, games: int) -> list[int]:
@@ -319,7 +321,8 @@ class AfterstateRun:
         data = ckpt["afterstate_config"]
         from training.learner.config import _set
 
-        fixed = {"seed", "games_per_generation", "replay_generations", "temperature", "play_draws", "value", "later", "num_players", "game"}
+        fixed = {"seed", "games_per_generation", "replay_generations", "temperature", "play_draws", "draw_samples", "value", "later",
+                 "num_players", "game"}
         for item in overrides or []:
             key, eq, value = item.partition("=")
             if not eq or not key:
@@ -339,24 +342,27 @@ class AfterstateRun:
     def records(self, generation: int) -> dict[str, np.ndarray]:
         """Generation ``generation``'s records: read from ``data/``, or played (by the values fitted on the generation
         before it) and written there atomically."""
+        cfg = self.cfg
         path = self.data_path(generation)
+        seeds = game_seeds(cfg.seed, generation, cfg.games_per_generation)
         if path.exists():
             with np.load(path) as z:
-                return {k: z[k] for k in z.files}
-        cfg = self.cfg
+                data = {k: z[k] for k in z.files}
+            if data.get("seeds") is not None and data["seeds"].tolist() == seeds:
+                return data  # else another run's games (its latest.pt removed, its data/ left): played again
         fitted = None if generation == 0 else self.fitted[generation - 1]
-        seeds = game_seeds(cfg.seed, generation, cfg.games_per_generation)
         if cfg.workers == 1:
-            explorer = explorer_of(fitted, cfg.temperature, cfg.play_draws)
+            explorer = explorer_of(fitted, cfg.temperature, cfg.play_draws, cfg.draw_samples)
             games = [play_game(explorer, cfg.num_players, s) for s in seeds]
         else:
             import multiprocessing
 
             ctx = multiprocessing.get_context("spawn")  # not fork: a forked copy of a process that has used torch's threads can hang
-            with ctx.Pool(cfg.workers, initializer=_init_player, initargs=(fitted, cfg.temperature, cfg.play_draws)) as pool:
+            with ctx.Pool(cfg.workers, initializer=_init_player, initargs=(fitted, cfg.temperature, cfg.play_draws, cfg.draw_samples)) as pool:
                 games = pool.starmap(_worker_play, [(cfg.num_players, s) for s in seeds], chunksize=8)
         data = {k: np.concatenate([g[k] for g in games]) for k in games[0]}
         data["games"] = np.array([len(g["round"]) for g in games], np.int64)  # records per game
+        data["seeds"] = np.array(seeds, np.int64)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.stem + ".tmp.npz")
         np.savez(tmp, **data)
@@ -433,6 +439,7 @@ def train(run: AfterstateRun, generations: int | None = None, quiet: bool = Fals
     torch.set_num_threads(run.cfg.torch_threads)
     stop = run.cfg.generations if generations is None else min(run.cfg.generations, run.generation + generations)
     run.cfg.run_dir.mkdir(parents=True, exist_ok=True)
+    (run.cfg.run_dir / "config.yaml").write_text(yaml.safe_dump(run.cfg.model_dump(), sort_keys=False))  # the resolved config, to read
     if not run.log and run.cfg.eval_games:  # the curve's first point: the uniformly random policy generation 0 plays
         run.log.append({"generation": -1, "cpu_seconds": 0.0, "wall_seconds": 0.0, **run.evaluate("random")})
         run.save()
