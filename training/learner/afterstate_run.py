@@ -43,7 +43,7 @@ from typing import Any, Literal
 import numpy as np
 import torch
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from grinch_env.games import get_game
 from grinch_env.grinch import encoding as enc
@@ -124,22 +124,9 @@ class AfterstateConfig(_Section):
 
 def load_config(path: str | Path | None, overrides: list[str] | None = None) -> AfterstateConfig:
     """Return the validated config of YAML ``path`` with dotted ``key=value`` overrides."""
-    from training.learner.config import _set
+    from training.learner.config import validate_yaml
 
-    data: dict[str, Any] = {}
-    if path is not None:
-        if not Path(path).is_file():
-            raise ValueError(f"config file {path} does not exist (the afterstate configs: configs/learner_grinch_afterstate_value*.yaml)")
-        data = yaml.safe_load(Path(path).read_text()) or {}
-    for item in overrides or []:
-        key, eq, value = item.partition("=")
-        if not eq or not key:
-            raise ValueError(f"--set takes key=value, got {item!r}")
-        _set(data, key.strip(), yaml.safe_load(value))
-    try:
-        return AfterstateConfig.model_validate(data)
-    except ValidationError as exc:
-        raise ValueError(f"{path or 'config'}: {exc}") from None
+    return validate_yaml(AfterstateConfig, path, overrides)
 
 
 # ------------------------------------------------------------------ generation play

@@ -255,12 +255,15 @@ def _set(data: dict[str, Any], dotted: str, value: Any) -> None:
     data[keys[-1]] = value
 
 
-def load_config(path: str | Path | None = None, overrides: list[str] | None = None) -> LearnerConfig:
-    """Return the validated config of ``path`` (YAML) with ``key=value`` overrides (dotted keys, YAML values)."""
+def validate_yaml(schema: type[BaseModel], path: str | Path | None, overrides: list[str] | None = None):
+    """Return ``schema`` validated from YAML ``path`` (None: the defaults) with ``key=value`` overrides (dotted keys,
+    YAML values): the learner families' one config reader.  ``ValueError`` names what is wrong: a missing file, a file
+    that is not a mapping, an override without ``=``, an unknown key or a bad value."""
     data: dict[str, Any] = {}
     if path is not None:
-        with open(path) as f:
-            data = yaml.safe_load(f) or {}
+        if not Path(path).is_file():
+            raise ValueError(f"config file {path} does not exist (the learner configs are configs/learner_*.yaml)")
+        data = yaml.safe_load(Path(path).read_text()) or {}
         if not isinstance(data, dict):
             raise ValueError(f"{path}: a learner config is a YAML mapping, got {type(data).__name__}")
     for item in overrides or []:
@@ -269,9 +272,14 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
             raise ValueError(f"--set takes key=value (e.g. algo=dmc, net.d_model=64), got {item!r}")
         _set(data, key.strip(), yaml.safe_load(value))
     try:
-        return LearnerConfig.model_validate(data)
+        return schema.model_validate(data)
     except ValidationError as exc:
         raise ValueError(f"{path or 'config'}: {exc}") from None
 
 
-__all__ = ["DMCSection", "EvalSection", "LearnerConfig", "NetConfig", "PPOSection", "load_config"]
+def load_config(path: str | Path | None = None, overrides: list[str] | None = None) -> LearnerConfig:
+    """Return the validated config of ``path`` (YAML) with ``key=value`` overrides (dotted keys, YAML values)."""
+    return validate_yaml(LearnerConfig, path, overrides)
+
+
+__all__ = ["DMCSection", "EvalSection", "LearnerConfig", "NetConfig", "PPOSection", "load_config", "validate_yaml"]

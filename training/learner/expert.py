@@ -62,7 +62,7 @@ from typing import Any, Literal
 import numpy as np
 import torch
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from torch import nn
 
 from grinch_env.games import get_game
@@ -164,20 +164,9 @@ class ExpertConfig(_Section):
 
 def load_config(path: str | Path | None, overrides: list[str] | None = None) -> ExpertConfig:
     """Return the validated config of YAML ``path`` with dotted ``key=value`` overrides."""
-    from training.learner.config import _set
+    from training.learner.config import validate_yaml
 
-    data: dict[str, Any] = {}
-    if path is not None:
-        data = yaml.safe_load(Path(path).read_text()) or {}
-    for item in overrides or []:
-        key, eq, value = item.partition("=")
-        if not eq or not key:
-            raise ValueError(f"--set takes key=value, got {item!r}")
-        _set(data, key.strip(), yaml.safe_load(value))
-    try:
-        return ExpertConfig.model_validate(data)
-    except ValidationError as exc:
-        raise ValueError(f"{path or 'config'}: {exc}") from None
+    return validate_yaml(ExpertConfig, path, overrides)
 
 
 def soft_target_loss(logits: torch.Tensor, cands: torch.Tensor, values: torch.Tensor, temperature: float) -> torch.Tensor:
