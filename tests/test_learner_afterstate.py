@@ -81,18 +81,35 @@ def test_rows_score_points_now_plus_w_after():
     assert agent.act(obs, mask) == SCORE_BASE + NOISE_ROW  # 4 now and 50 later beat Wreaths' 17
 
 
-def _draw_position(index: int):
-    """The ``index``-th draw decision of the seeded random game used below (2 players, deal seed 7)."""
+def _position(index: int, kind=lambda mask, obs: mask[DRAW_PILE_ACTION:SCORE_BASE].any()):
+    """The ``index``-th decision of ``kind`` (default: a draw) in the seeded random game used below (2 players, deal seed 7)."""
     spec = get_game("grinch")
     game, encoder, rng, k = spec.new_game(2, 7), spec.encoder(), np.random.default_rng(0), 0
     while True:
         view = encoder.observe(game, game.current)
-        mask = np.asarray(view["action_mask"]).astype(bool)
-        if mask[DRAW_PILE_ACTION:SCORE_BASE].any():
+        mask, obs = np.asarray(view["action_mask"]).astype(bool), np.asarray(view["observation"], np.float32)
+        if kind(mask, obs):
             if k == index:
-                return np.asarray(view["observation"], np.float32), mask
+                return obs, mask
             k += 1
         game.step(int(rng.choice(np.flatnonzero(mask))))
+
+
+def _draw_position(index: int):
+    return _position(index)
+
+
+def test_the_grinch_looks_ahead_as_a_who_with_roles_all():
+    # the Grinch's second discard: 5 cards in hand, 4 kept
+    obs, mask = _position(0, lambda mask, obs: mask[:DRAW_PILE_ACTION].any() and obs[enc.GRINCH_SEAT] > 0.5 and obs[:48].sum() == 5)
+    zero_v = _linear({}, 85)
+    legal, worth = RulesLeafValue(zero_v, ZERO_W, lookahead=True).discards(obs, mask)
+    assert len(legal) == 5 and np.all(worth == 0)  # roles who: the Grinch's discard is V's (0 here)
+    legal, worth = RulesLeafValue(zero_v, ZERO_W, lookahead=True, roles="all").discards(obs, mask)
+    as_who = obs.copy()
+    as_who[enc.GRINCH_SEAT] = 0.0  # the same position read as a Who's
+    _, who_worth = RulesLeafValue(zero_v, ZERO_W, lookahead=True).discards(as_who, mask)
+    assert np.all(worth > 0) and np.allclose(worth, who_worth)  # every pair of unseen cards next, the final hand by the rules
 
 
 def test_draws_enumerate_their_chance_nodes():
@@ -193,6 +210,9 @@ def test_the_run_is_a_harness_agent(tmp_path):
         make_agent(f"{run.cfg.run_dir}:play=deep", game="grinch")
     with pytest.raises(ValueError, match=r"generation must be an int in 0\.\.0, got 3"):
         make_agent(f"{run.cfg.run_dir}:generation=3", game="grinch")
+    with pytest.raises(ValueError, match="roles must be one of who, all, got 'both'"):
+        make_agent(f"{run.cfg.run_dir}:roles=both", game="grinch")
+    assert make_agent(f"{run.cfg.run_dir}:roles=all", game="grinch").name == "learner_grinch_afterstate_value/g0:roles=all"
     with pytest.raises(ValueError, match=r"unknown option\(s\) \['samples'\]"):
         make_agent(f"{run.cfg.run_dir}:samples=3", game="grinch")
     with pytest.raises(ValueError, match="not Gnoming"):

@@ -22,6 +22,9 @@ plus ``W`` after it.  Its ``play`` option adds the rules at the round's end (:cl
 * ``lookahead`` (the default): also a Who's second discard by the mean over every pair of unseen cards it may draw next;
 * ``lookahead2``: also a Who's first discard, by the mean over the next pair of the ``V`` of its best second discard.
 
+With ``roles=all`` the Grinch's discards look ahead too, its next two draws taken as two blind ones (a Who's; the
+Grinch may also take a known top, so this undervalues its hand, as `expectimax`'s futures do).
+
 Load a run's agent with ``make_agent("checkpoints/<run>")`` or ``"checkpoints/<run>:play=lookahead2,generation=2"``.
 docs/results/learner_grinch.md (nineteenth and twentieth sessions) has the measurements.
 """
@@ -45,6 +48,7 @@ from training.learner.formats import AFTERSTATE_FORMAT
 
 FEATURES_VERSION = 1  # bump when features() changes: a checkpoint fitted on other columns is refused
 PLAYS = ("value", "leaf", "lookahead", "lookahead2")
+ROLES = ("who", "all")  # whose discards look ahead: a Who's only (its next draws are blind), or the Grinch's too
 SCALES = enc.Scales(resolve_layout("standard"))
 _LAYOUT = rt._layout("standard")
 SUIT_RANK = rt._CELL.reshape(NUM_CARDS, -1)  # card -> its suit x rank cell (24 cells)
@@ -200,9 +204,9 @@ class LaterValue:
 class RulesLeafValue(Value):
     """``V`` with the rules at the round's end (``play`` ``leaf``, ``lookahead``, ``lookahead2``: module docstring)."""
 
-    def __init__(self, value: Value, later: LaterValue, lookahead: bool, first: bool = False) -> None:
+    def __init__(self, value: Value, later: LaterValue, lookahead: bool, first: bool = False, roles: str = "who") -> None:
         super().__init__(value.net, value.mu, value.sd)
-        self.later, self.lookahead, self.first = later, lookahead, first
+        self.later, self.lookahead, self.first, self.roles = later, lookahead, first, roles
 
     def _pairs(self, obs: np.ndarray, kept: np.ndarray) -> np.ndarray:
         """``[P, 48]``: the hand ``kept`` with every pair of unseen cards added."""
@@ -242,7 +246,7 @@ class RulesLeafValue(Value):
         size = int(hand.sum()) - 1
         if size == 5:
             return legal, self.final(obs, kept)
-        who = obs[enc.GRINCH_SEAT] < 0.5
+        who = obs[enc.GRINCH_SEAT] < 0.5 or self.roles == "all"  # the Grinch's next draws taken as two blind ones, as a Who's
         if size == 4 and self.lookahead and who:
             return legal, np.array([self._best_final(obs, self._pairs(obs, k)).mean() for k in kept])
         if size == 3 and self.first and who:  # the next turn's afterstates, valued by V in that turn's context
@@ -257,11 +261,13 @@ class RulesLeafValue(Value):
         return super().hands(obs, hands)
 
 
-def scorer(value: Value, later: LaterValue, play: str) -> Value:
-    """The discard-and-draw scorer of ``play`` (:data:`PLAYS`)."""
+def scorer(value: Value, later: LaterValue, play: str, roles: str = "who") -> Value:
+    """The discard-and-draw scorer of ``play`` (:data:`PLAYS`); ``roles`` whose discards look ahead (:data:`ROLES`)."""
     if play not in PLAYS:
         raise AgentOptionError(f"play must be one of {', '.join(PLAYS)}, got {play!r}")
-    return value if play == "value" else RulesLeafValue(value, later, play != "leaf", play == "lookahead2")
+    if roles not in ROLES:
+        raise AgentOptionError(f"roles must be one of {', '.join(ROLES)}, got {roles!r}")
+    return value if play == "value" else RulesLeafValue(value, later, play != "leaf", play == "lookahead2", roles)
 
 
 class AfterstateAgent:
@@ -270,8 +276,8 @@ class AfterstateAgent:
     game = "grinch"
 
     def __init__(self, value: Value, later: LaterValue, play: str = "lookahead", name: str = "afterstate",
-                 num_players: list[int] | None = None) -> None:
-        self.scorer, self.later, self.play, self.name = scorer(value, later, play), later, play, name
+                 num_players: list[int] | None = None, roles: str = "who") -> None:
+        self.scorer, self.later, self.play, self.roles, self.name = scorer(value, later, play, roles), later, play, roles, name
         self.num_players = num_players
 
     def reset(self, seed: int | None = None) -> None:
@@ -299,17 +305,18 @@ class AfterstateAgent:
         return np.array([self.act(o, m) for o, m in zip(observations, masks)], dtype=np.int64)
 
     def __repr__(self) -> str:
-        return f"AfterstateAgent(name={self.name!r}, play={self.play!r})"
+        return f"AfterstateAgent(name={self.name!r}, play={self.play!r}, roles={self.roles!r})"
 
 
 def agent_from(ckpt: dict[str, Any], file: Path, seed: int | None = None, options: dict[str, Any] | None = None) -> AfterstateAgent:
-    """The harness agent of a loaded afterstate checkpoint; ``options``: ``play`` (:data:`PLAYS`) and ``generation`` (a fitted
-    generation, default the last)."""
+    """The harness agent of a loaded afterstate checkpoint; ``options``: ``play`` (:data:`PLAYS`), ``roles`` (:data:`ROLES`)
+    and ``generation`` (a fitted generation, default the last)."""
     options = dict(options or {})
-    unknown = sorted(set(options) - {"play", "generation"})
+    unknown = sorted(set(options) - {"play", "roles", "generation"})
     if unknown:
-        raise AgentOptionError(f"afterstate checkpoint {str(file)!r}: unknown option(s) {unknown}; it takes play ({', '.join(PLAYS)}) "
-                               "and generation (an int: which fitted generation plays, default the last)")
+        raise AgentOptionError(f"afterstate checkpoint {str(file)!r}: unknown option(s) {unknown}; it takes play ({', '.join(PLAYS)}), "
+                               f"roles ({', '.join(ROLES)}: whose discards look ahead) and generation (an int: which fitted generation "
+                               "plays, default the last)")
     if ckpt.get("format") != AFTERSTATE_FORMAT:
         raise ValueError(f"{str(file)!r} is not an afterstate checkpoint (format {ckpt.get('format')!r}, expected {AFTERSTATE_FORMAT!r})")
     if ckpt.get("features_version") != FEATURES_VERSION:
@@ -320,13 +327,13 @@ def agent_from(ckpt: dict[str, Any], file: Path, seed: int | None = None, option
     gen = options.get("generation", len(fitted) - 1)
     if not isinstance(gen, int) or not 0 <= gen < len(fitted):
         raise AgentOptionError(f"afterstate checkpoint {str(file)!r}: generation must be an int in 0..{len(fitted) - 1}, got {gen!r}")
-    play = options.get("play", "lookahead")
+    play, roles = options.get("play", "lookahead"), options.get("roles", "who")
     cfg = ckpt["config"]
     sizes = [cfg["num_players"]] if isinstance(cfg["num_players"], int) else list(cfg["num_players"])
     value, later = Value.from_state(fitted[gen]["value"]), LaterValue(Value.from_state(fitted[gen]["later"]))
-    label = f"{cfg['run_name']}/g{gen}" + ("" if play == "lookahead" else f":play={play}")
-    return AfterstateAgent(value, later, play, label, sizes)
+    label = f"{cfg['run_name']}/g{gen}" + ("" if play == "lookahead" else f":play={play}") + ("" if roles == "who" else f":roles={roles}")
+    return AfterstateAgent(value, later, play, label, sizes, roles)
 
 
-__all__ = ["FEATURES_VERSION", "NUM_FEATURES", "PLAYS", "AfterstateAgent", "LaterValue", "RulesLeafValue", "Value", "agent_from",
+__all__ = ["FEATURES_VERSION", "NUM_FEATURES", "PLAYS", "ROLES", "AfterstateAgent", "LaterValue", "RulesLeafValue", "Value", "agent_from",
            "features", "later_inputs", "mlp", "scorer"]
