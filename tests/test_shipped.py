@@ -168,10 +168,11 @@ def test_the_shipped_grinch_learner_loads_plays_and_the_readme_quotes_its_report
 
 
 # The Grinch's afterstate learner from random play (training.learner.afterstate_run), shipped at the end of its run:
-# run -> (fitted generations, the configs/ file that made it, each opponent of its final report at 2 players and where
-# its interval lies against parity).
+# run -> (fitted generations, the configs/ file that made it, its table size and final games, each opponent of its final
+# report and where its interval lies against parity).
 AFTERSTATE = {
-    "learner_grinch_afterstate_value": (4, "learner_grinch_afterstate_value", {"greedy": "above", "expectimax": "parity"}),
+    "learner_grinch_afterstate_value": (4, "learner_grinch_afterstate_value", 2, 1200, {"greedy": "above", "expectimax": "parity"}),
+    "learner_grinch_afterstate_value_4p": (3, "learner_grinch_afterstate_value_4p", 4, 600, {"greedy": "above", "expectimax": "parity"}),
 }
 
 
@@ -184,7 +185,7 @@ def test_the_shipped_afterstate_learner_loads_plays_and_the_readme_quotes_its_re
     from training.learner.afterstate_run import load_config as load_afterstate_config
     from training.learner.formats import AFTERSTATE_FORMAT
 
-    generations, config, sides = AFTERSTATE[learner]
+    generations, config, n, games, sides = AFTERSTATE[learner]
     run_dir = ROOT / "checkpoints" / learner
     ckpt = torch.load(run_dir / "latest.pt", map_location="cpu", weights_only=True)
     made_by = load_afterstate_config(ROOT / "configs" / f"{config}.yaml")
@@ -192,16 +193,16 @@ def test_the_shipped_afterstate_learner_loads_plays_and_the_readme_quotes_its_re
     stored = AfterstateConfig.model_validate(yaml.safe_load((run_dir / "config.yaml").read_text()))
     assert stored == AfterstateConfig.model_validate(ckpt["afterstate_config"]) == made_by
     assert isinstance(load_agent(run_dir), AfterstateAgent)
-    result = evaluate([str(run_dir), "random"], num_players=2, num_games=1, seed=0, game="grinch")
-    assert result.agents == [learner, "random"] and result.num_games == 1
+    result = evaluate([str(run_dir)] + ["random"] * (n - 1), num_players=n, num_games=1, seed=0, game="grinch")
+    assert result.agents[0] == learner and result.num_games == 1
     summary = json.loads((run_dir / "report" / "summary.json").read_text())
     cells = _readme_rows()[learner]
-    assert sorted(summary) == sorted(sides) and cells[1] == "Grinch" and cells[4] == "1200" and f"--report checkpoints/{learner} " in cells[5]
+    assert sorted(summary) == sorted(sides) and cells[1] == "Grinch" and cells[4] == str(games) and f"--report checkpoints/{learner} " in cells[5]
     for opponent, side in sides.items():
         got = summary[opponent]
-        assert (got["games"], got["num_players"], got["play"], got["generation"]) == (1200, 2, "lookahead", generations - 1)
-        assert _side_of_parity(got["win_rate_ci"], 2) == side, (opponent, got)
-        assert _cell(got["win_rate"], got["win_rate_ci"], 2) in (cells[2] if opponent == "greedy" else cells[3])
+        assert (got["games"], got["num_players"], got["play"], got["generation"]) == (games, n, "lookahead", generations - 1)
+        assert _side_of_parity(got["win_rate_ci"], n) == side, (opponent, got)
+        assert _cell(got["win_rate"], got["win_rate_ci"], n) in (cells[2] if opponent == "greedy" else cells[3])
         assert f"{got['win_rate']:.3f}" in (run_dir / "report" / f"vs_{opponent}.txt").read_text()
 
 
