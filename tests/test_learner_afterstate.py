@@ -95,10 +95,6 @@ def _position(index: int, kind=lambda mask, obs: mask[DRAW_PILE_ACTION:SCORE_BAS
         game.step(int(rng.choice(np.flatnonzero(mask))))
 
 
-def _draw_position(index: int):
-    return _position(index)
-
-
 def test_the_grinch_looks_ahead_as_a_who_with_roles_all():
     # the Grinch's second discard: 5 cards in hand, 4 kept
     obs, mask = _position(0, lambda mask, obs: mask[:DRAW_PILE_ACTION].any() and obs[enc.GRINCH_SEAT] > 0.5 and obs[:48].sum() == 5)
@@ -116,20 +112,20 @@ def test_draws_enumerate_their_chance_nodes():
     count_bonus = _linear({c: 1.0 for c in BONUS_COLUMNS}, 85)  # V: the bonus cards kept
     # second draw: hand W3' W6' P2 P3' (W3', P3' bonus cards), 42 unseen cards of which 10 bonus; tops O6 and N5'.
     # Every 5-card hand keeps its bonus cards (a plain card goes), so a draw is worth 2 + the chance of a bonus card.
-    obs, mask = _draw_position(3)
+    obs, mask = _position(3)
     acts, worth = count_bonus.draws(obs, mask)
     assert acts.tolist() == [48, 49, 50]
     assert np.allclose(worth, [2 + 10 / 42, 2, 2])
     # first of two draws: hand W3' W6' P3', 43 unseen (10 bonus); two pile draws bring 2 x 10/43 bonus cards on average;
     # a top (O6, N5') then the pile: 10/43
-    obs, mask = _draw_position(2)
+    obs, mask = _position(2)
     acts, worth = count_bonus.draws(obs, mask)
     assert acts.tolist() == [48, 49, 50]
     assert np.allclose(worth, [2 + 20 / 43, 2 + 10 / 43, 2 + 10 / 43])
     agent = AfterstateAgent(count_bonus, ZERO_W, "value")
     assert agent.act(obs, mask) == DRAW_PILE_ACTION
     # generation play's estimate: the draw pile valued on a sample of the unseen cards (all 42 of them: the exact worth)
-    obs, mask = _draw_position(3)
+    obs, mask = _position(3)
     assert np.allclose(count_bonus.draws(obs, mask, pile_sample=42, rng=np.random.default_rng(0))[1], [2 + 10 / 42, 2, 2])
     one = count_bonus.draws(obs, mask, pile_sample=1, rng=np.random.default_rng(0))[1]
     assert one[0] in (2.0, 3.0) and one[1:].tolist() == [2, 2]  # one unseen card: a bonus card or not

@@ -60,6 +60,7 @@ from training.learner.afterstate import (
     later_inputs,
     mlp,
 )
+from training.learner.expert import _cpu_seconds  # CPU seconds of this process and its finished workers
 from training.learner.formats import AFTERSTATE_FORMAT, LATEST, read_run_file
 
 
@@ -261,14 +262,6 @@ def fit_generation(records: dict[str, np.ndarray], cfg: AfterstateConfig, genera
 
 
 # ------------------------------------------------------------------ the run
-def _cpu_seconds() -> float:
-    """CPU seconds of this process and of its finished child processes (a generation's workers)."""
-    import resource
-
-    child = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return time.process_time() + child.ru_utime + child.ru_stime
-
-
 class AfterstateRun:
     """One run's state: config, every generation's fitted values, counters and log (everything ``latest.pt`` holds)."""
 
