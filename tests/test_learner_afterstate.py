@@ -11,7 +11,16 @@ from grinch_env.grinch import encoding as enc
 from grinch_env.grinch.cards import card_id, parse_card
 from grinch_env.grinch.game import DRAW_PILE_ACTION, NUM_ACTIONS, SCORE_BASE
 from grinch_env.grinch.scoring import NOISE_ROW, PRESENTS_ROW, RAINBOW_ROW, WREATHS_ROW
-from training.learner.afterstate import AfterstateAgent, LaterValue, RulesLeafValue, Value, features
+from training.learner.afterstate import (
+    NUM_DENY_FEATURES,
+    AfterstateAgent,
+    Denial,
+    LaterValue,
+    RulesLeafValue,
+    Value,
+    deny_features,
+    features,
+)
 from training.learner.afterstate_run import AfterstateRun, Explorer, game_seeds, load_config, main, play_game, train
 
 TINY = ["games_per_generation=6", "value.steps=30", "value.width=16", "later.steps=30", "later.width=8", "eval_games=2", "final_games=0"]
@@ -131,6 +140,47 @@ def test_draws_enumerate_their_chance_nodes():
     assert one[0] in (2.0, 3.0) and one[1:].tolist() == [2, 2]  # one unseen card: a bonus card or not
 
 
+def _who_discard(index: int):
+    return _position(index, lambda mask, obs: mask[:DRAW_PILE_ACTION].any() and obs[enc.GRINCH_SEAT] < 0.5)
+
+
+def test_deny_features_write_out_what_a_discard_puts_in_the_grinchs_reach():
+    # round 1, turn 3: hand W1 N1' N5 N5' O3' P1'; the Grinch (one seat left) is known to hold O4 O4' O6 (taken from my
+    # pile, now empty), its pile's top is P3', its Run row is used; four rounds after this one
+    obs, mask = _who_discard(5)
+    x = deny_features(obs[None])[0]
+    assert x.shape == (48, NUM_DENY_FEATURES) == (48, 166)
+    n5, p1 = parse_card("N5'"), parse_card("P1'")
+    assert np.flatnonzero(x[n5, :24]).tolist() == [6 + 4] and x[n5, 24:36].sum() == 0  # (Noise, 5); no bonus card
+    assert np.flatnonzero(x[p1, :24]).tolist() == [18 + 0] and np.flatnonzero(x[p1, 24:36]).tolist() == [9]  # (Presents, 1), bonus card 9
+    ctx = x[n5, 36:]
+    assert np.array_equal(x[p1, 36:], ctx)  # the decision's context, the same for every discard
+    assert ctx[:6].tolist() == [0, 1, 0, 0, 0, 0]  # the Grinch one seat to the left
+    known = np.zeros(24)
+    known[[12 + 3, 12 + 5]] = [1.0, 0.5]  # O4 O4' (two of two, /2) and O6
+    assert np.array_equal(ctx[6:30], known) and ctx[30:42].sum() == 0
+    assert ctx[42:66].sum() == 0 and np.flatnonzero(ctx[66:90]).tolist() == [18 + 2]  # my pile empty; the Grinch's top P3'
+    from grinch_env.grinch.agents.base import decode
+
+    assert ctx[90:114].sum() * 2 == len(decode(obs).unseen())
+    assert ctx[114:121].tolist() == [0, 0, 0, 0, 0, 0, 1]  # the Grinch's used rows: Run
+    assert ctx[121:124].tolist() == [0, 0, 1] and ctx[124:130].tolist() == [0, 0, 0, 0, 1, 0]  # turn 3; 4 rounds after this one
+
+
+def test_the_grinchs_points_are_charged_to_a_whos_discards_only():
+    obs, mask = _who_discard(5)
+    g = Denial(_linear({10: 3.0}, NUM_DENY_FEATURES), weight=1.0)  # G: 3 points to the Grinch for a (Noise, 5)
+    legal = np.flatnonzero(mask[:DRAW_PILE_ACTION])
+    assert dict(zip(legal.tolist(), g(obs, legal).tolist())) == {parse_card(c): 3.0 * (c[:2] == "N5") for c in
+                                                                  ["W1", "N1'", "N5", "N5'", "O3'", "P1'"]}
+    assert np.all(Denial(g.value, 0.5)(obs, legal) <= 1.5)
+    keep_n5 = _linear({10: -4.0}, 85)  # V: minus 4 a kept (Noise, 5) count: discarding N5 or N5' is worth 2 more
+    assert AfterstateAgent(keep_n5, ZERO_W, "value").act(obs, mask) == parse_card("N5")
+    assert AfterstateAgent(keep_n5, ZERO_W, "value", deny=g).act(obs, mask) == parse_card("W1")  # 2 - 3 < 0: the lowest other
+    grinch, gmask = _position(0, lambda mask, obs: mask[:DRAW_PILE_ACTION].any() and obs[enc.GRINCH_SEAT] > 0.5)
+    assert np.all(g(grinch, np.flatnonzero(gmask[:DRAW_PILE_ACTION])) == 0)  # the Grinch's own discards are not charged
+
+
 def test_generation_records_carry_each_rounds_points_forward():
     rec = play_game(Explorer(None, None, 1.0, "random"), 2, seed=11)
     assert len(rec["x"]) == len(rec["round"]) == len(rec["used_after"]) > 0
@@ -147,6 +197,11 @@ def test_generation_records_carry_each_rounds_points_forward():
     assert np.all(rec["used_after"].sum(1) == rec["round_index"] + 1)  # one row written each round
     legal = rec["x"][:, :24].sum(1) * 2 + 1  # the kept hand's size plus the discarded card: every card in hand may go
     assert np.allclose(rec["entropy"], np.log(legal))  # generation 0 discards uniformly at random
+    who = rec["x"][:, -1] == 0  # features()' last column: the Grinch or not
+    assert len(rec["deny_x"]) == len(rec["deny_y"]) == who.sum() > 0
+    grinch_points = [rec["round"][(rec["seat"] == 1 - s) & (rec["round_index"] == r)][0] for s, r in zip(rec["seat"][who], rec["round_index"][who])]
+    assert rec["deny_y"].tolist() == grinch_points  # each Who's discard: the other seat's (the Grinch's) points in that round
+    assert np.all(rec["deny_x"][:, :24].sum(1) == 1)  # one discarded card each
 
 
 def _tiny(tmp_path, *extra: str):
@@ -230,3 +285,24 @@ def test_bad_configs_and_resumes_say_what_is_allowed(tmp_path):
     assert main(["--resume", str(tmp_path / "missing")]) == 2
     with pytest.raises(ValueError, match="config file nowhere.yaml does not exist"):
         load_config("nowhere.yaml")
+
+
+def test_a_run_that_fits_g_charges_it_in_play_and_in_the_agent(tmp_path):
+    run = train(AfterstateRun(_tiny(tmp_path / "deny", "generations=2", "eval_games=0", "deny=true", "deny_fit.steps=20", "deny_fit.width=8")),
+                quiet=True)
+    assert all("deny" in f and f["deny"]["weight"] == 1.0 for f in run.fitted)  # 2 players: own points against the other's
+    assert [r["deny_explained_variance"] < 1 for r in run.log] == [True, True]
+    agent = make_agent(str(run.cfg.run_dir), num_players=2, game="grinch")
+    assert agent.deny is not None and agent.deny.weight == 1.0 and repr(agent).endswith("deny=1)")
+    assert make_agent(f"{run.cfg.run_dir}:deny=0.5", game="grinch").deny.weight == 0.5
+    with pytest.raises(ValueError, match="deny must be a number in 0..10"):
+        make_agent(f"{run.cfg.run_dir}:deny=lots", game="grinch")
+    with pytest.raises(ValueError, match="cannot change deny_weight on resume"):
+        AfterstateRun.load(run.cfg.run_dir, ["deny_weight=2"])
+    # generation 1 was played with G charged: other Who discards than the same values without it
+    plain = AfterstateRun(_tiny(tmp_path / "plain", "generations=2", "eval_games=0"))
+    plain.fitted = [{k: v for k, v in run.fitted[0].items() if k != "deny"}]
+    assert not np.array_equal(plain.records(1)["deny_x"], run.records(1)["deny_x"])
+    train(plain, quiet=True)
+    with pytest.raises(ValueError, match="deny=1 needs a run that fits the Grinch's points"):
+        make_agent(f"{plain.cfg.run_dir}:deny=1", game="grinch")

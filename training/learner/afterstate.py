@@ -11,6 +11,14 @@ points:
 * ``W`` (:class:`LaterValue`): the seat's used rows after the round's scoring and the rounds left after it, worth the
   own points of the later rounds (0 when none is left): the value of a row kept open.
 
+and, in a run with ``deny: true``, a third:
+
+* ``G`` (:class:`Denial`): what a Who's discard puts in the Grinch's reach, written out by :func:`deny_features` (the
+  discarded card, the cards the Grinch is known to hold, the piles' tops, the unseen cards, the Grinch's used rows, the
+  turn and the rounds left: public information only), worth the Grinch's points in the round; a Who's discard is charged
+  ``weight x G`` (``weight`` 1/(n-1): its own points against the others' mean), since only the Grinch draws from the
+  discard piles.
+
 The agent (:class:`AfterstateAgent`) discards to the afterstate of highest ``V``; values a draw by enumerating its
 chance node (every unseen card alike for the draw pile, the known top of a discard pile; the first of two draws by its
 best second draw), a hand after the draws being worth its best discard's ``V``; and scores the row of highest points
@@ -25,7 +33,8 @@ plus ``W`` after it.  Its ``play`` option adds the rules at the round's end (:cl
 With ``roles=all`` the Grinch's discards look ahead too, its next two draws taken as two blind ones (a Who's; the
 Grinch may also take a known top, so this undervalues its hand, as `expectimax`'s futures do).
 
-Load a run's agent with ``make_agent("checkpoints/<run>")`` or ``"checkpoints/<run>:play=lookahead2,generation=2"``.
+Load a run's agent with ``make_agent("checkpoints/<run>")`` or ``"checkpoints/<run>:play=lookahead2,generation=2"`` (and
+``deny=W`` to reweigh ``G``, 0 to ignore it).
 docs/results/learner_grinch.md (nineteenth and twentieth sessions) has the measurements.
 """
 
@@ -86,6 +95,49 @@ def later_inputs(used_after: np.ndarray, rounds_after: np.ndarray) -> np.ndarray
 
 
 NUM_LATER_INPUTS = NUM_ROWS + MAX_ROUNDS
+DENY_FEATURES_VERSION = 1  # bump when deny_features() changes
+_MAX_SEATS = enc.GRINCH_SEAT - enc.AT_TABLE  # relative seats in the observation (6)
+
+
+def deny_features(obs: np.ndarray) -> np.ndarray:
+    """``float32[D, 48, F]``: what each discard of ``D`` Who decisions puts in the Grinch's reach, ``G``'s input.
+
+    Per discard: the discarded card's suit x rank (one-hot) and bonus card; per decision (public only): the Grinch's
+    relative seat (one-hot), the cards it is known to hold (suit x rank counts /2, bonus cards), the top of the
+    observer's pile (under the discard once it is made) and of every other pile (suit x rank counts), the unseen cards
+    (counts /2), the Grinch's used rows, the turn and the rounds left (one-hot).
+    """
+    obs = np.asarray(obs, np.float32)
+    d = len(obs)
+    grinch = obs[:, enc.GRINCH_SEAT:enc.GRINCH_SEAT + _MAX_SEATS]
+    g = grinch.argmax(1)
+    seats = obs[:, enc.SEAT_BLOCK:enc.AT_TABLE].reshape(d, _MAX_SEATS, 4, NUM_CARDS)
+    known = seats[np.arange(d), g, enc.KNOWN_IN_HAND // NUM_CARDS]
+    tops = seats[:, :, enc.PILE_TOP // NUM_CARDS]
+    unseen = (obs[:, :NUM_CARDS] + seats.max(2).sum(1) == 0).astype(np.float32)
+    rows = obs[:, enc.ROW_USED:enc.ROW_USED + _MAX_SEATS * NUM_ROWS].reshape(d, _MAX_SEATS, NUM_ROWS)[np.arange(d), g]
+    ctx = np.concatenate([grinch, known @ SUIT_RANK / 2, known[:, BONUS], tops[:, 0] @ SUIT_RANK, tops[:, 1:].sum(1) @ SUIT_RANK,
+                          unseen @ SUIT_RANK / 2, rows, obs[:, enc.TURN:enc.TURN + 3], obs[:, enc.ROUNDS_LEFT:enc.ROUNDS_LEFT + MAX_ROUNDS]], 1)
+    card = np.concatenate([SUIT_RANK, np.eye(NUM_CARDS, dtype=np.float32)[:, BONUS]], 1)  # [48, 36]
+    return np.concatenate([np.broadcast_to(card[None], (d, NUM_CARDS, card.shape[1])),
+                           np.broadcast_to(ctx[:, None], (d, NUM_CARDS, ctx.shape[1]))], -1).astype(np.float32)
+
+
+NUM_DENY_FEATURES = deny_features(np.zeros((1, enc.OBS_SIZE), np.float32)).shape[-1]  # 166
+
+
+class Denial:
+    """``weight * G``: ``G`` (a :class:`Value` of :func:`deny_features`) the Grinch's points in the round after a Who's
+    discard, charged to the Who's discards (``weight`` 1/(n-1): its own points against the others' mean)."""
+
+    def __init__(self, value: Value, weight: float) -> None:
+        self.value, self.weight = value, float(weight)
+
+    def __call__(self, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        """The charge of each legal discard ``legal`` of one decision: 0 for the Grinch's own discards."""
+        if obs[enc.GRINCH_SEAT] > 0.5 or not self.weight:
+            return np.zeros(len(legal))
+        return self.weight * self.value(deny_features(obs[None])[0, legal])
 
 
 def mlp(inputs: int, width: int) -> torch.nn.Sequential:
@@ -276,9 +328,9 @@ class AfterstateAgent:
     game = "grinch"
 
     def __init__(self, value: Value, later: LaterValue, play: str = "lookahead", name: str = "afterstate",
-                 num_players: list[int] | None = None, roles: str = "who") -> None:
+                 num_players: list[int] | None = None, roles: str = "who", deny: Denial | None = None) -> None:
         self.scorer, self.later, self.play, self.roles, self.name = scorer(value, later, play, roles), later, play, roles, name
-        self.num_players = num_players
+        self.num_players, self.deny = num_players, deny
 
     def reset(self, seed: int | None = None) -> None:
         """Nothing to reset: the agent is deterministic."""
@@ -295,6 +347,8 @@ class AfterstateAgent:
         obs = np.asarray(observation, np.float32)
         if mask[:DRAW_PILE_ACTION].any():
             acts, worth = self.scorer.discards(obs, mask)
+            if self.deny is not None:
+                worth = worth - self.deny(obs, acts)
         elif mask[DRAW_PILE_ACTION:SCORE_BASE].any():
             acts, worth = self.scorer.draws(obs, mask)
         else:
@@ -305,18 +359,20 @@ class AfterstateAgent:
         return np.array([self.act(o, m) for o, m in zip(observations, masks)], dtype=np.int64)
 
     def __repr__(self) -> str:
-        return f"AfterstateAgent(name={self.name!r}, play={self.play!r}, roles={self.roles!r})"
+        deny = "" if self.deny is None else f", deny={self.deny.weight:g}"
+        return f"AfterstateAgent(name={self.name!r}, play={self.play!r}, roles={self.roles!r}{deny})"
 
 
 def agent_from(ckpt: dict[str, Any], file: Path, seed: int | None = None, options: dict[str, Any] | None = None) -> AfterstateAgent:
     """The harness agent of a loaded afterstate checkpoint; ``options``: ``play`` (:data:`PLAYS`), ``roles`` (:data:`ROLES`)
     and ``generation`` (a fitted generation, default the last)."""
     options = dict(options or {})
-    unknown = sorted(set(options) - {"play", "roles", "generation"})
+    unknown = sorted(set(options) - {"play", "roles", "generation", "deny"})
     if unknown:
         raise AgentOptionError(f"afterstate checkpoint {str(file)!r}: unknown option(s) {unknown}; it takes play ({', '.join(PLAYS)}), "
-                               f"roles ({', '.join(ROLES)}: whose discards look ahead) and generation (an int: which fitted generation "
-                               "plays, default the last)")
+                               f"roles ({', '.join(ROLES)}: whose discards look ahead), generation (an int: which fitted generation "
+                               "plays, default the last) and deny (a number >= 0: the weight of the Grinch's points on a Who's discards, "
+                               "default the run's; runs that fit G only)")
     if ckpt.get("format") != AFTERSTATE_FORMAT:
         raise ValueError(f"{str(file)!r} is not an afterstate checkpoint (format {ckpt.get('format')!r}, expected {AFTERSTATE_FORMAT!r})")
     if ckpt.get("features_version") != FEATURES_VERSION:
@@ -331,9 +387,24 @@ def agent_from(ckpt: dict[str, Any], file: Path, seed: int | None = None, option
     cfg = ckpt["config"]
     sizes = [cfg["num_players"]] if isinstance(cfg["num_players"], int) else list(cfg["num_players"])
     value, later = Value.from_state(fitted[gen]["value"]), LaterValue(Value.from_state(fitted[gen]["later"]))
-    label = f"{cfg['run_name']}/g{gen}" + ("" if play == "lookahead" else f":play={play}") + ("" if roles == "who" else f":roles={roles}")
-    return AfterstateAgent(value, later, play, label, sizes, roles)
+    deny = denial_of(fitted[gen], options.get("deny"), f"afterstate checkpoint {str(file)!r}")
+    label = (f"{cfg['run_name']}/g{gen}" + ("" if play == "lookahead" else f":play={play}") + ("" if roles == "who" else f":roles={roles}")
+             + ("" if "deny" not in options else f":deny={options['deny']}"))
+    return AfterstateAgent(value, later, play, label, sizes, roles, deny)
 
 
-__all__ = ["FEATURES_VERSION", "NUM_FEATURES", "PLAYS", "ROLES", "AfterstateAgent", "LaterValue", "RulesLeafValue", "Value", "agent_from",
-           "features", "later_inputs", "mlp", "scorer"]
+def denial_of(fitted: dict[str, Any], weight: Any = None, where: str = "afterstate values") -> Denial | None:
+    """The :class:`Denial` of one fitted generation (None where it fitted no ``G``), its weight ``weight`` or the run's."""
+    if weight is not None and (isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 <= weight <= 10):
+        raise AgentOptionError(f"{where}: deny must be a number in 0..10 (the weight of the Grinch's points on a Who's discards), got {weight!r}")
+    if "deny" not in fitted:
+        if weight:
+            raise AgentOptionError(f"{where}: deny={weight} needs a run that fits the Grinch's points (deny: true in its config); this one did not")
+        return None
+    if fitted["deny"].get("features_version") != DENY_FEATURES_VERSION:
+        raise ValueError(f"{where}: G was fitted on deny features version {fitted['deny'].get('features_version')}; this code writes {DENY_FEATURES_VERSION}")
+    return Denial(Value.from_state(fitted["deny"]), fitted["deny"]["weight"] if weight is None else weight)
+
+
+__all__ = ["DENY_FEATURES_VERSION", "FEATURES_VERSION", "NUM_DENY_FEATURES", "NUM_FEATURES", "PLAYS", "ROLES", "AfterstateAgent", "Denial",
+           "LaterValue", "RulesLeafValue", "Value", "agent_from", "denial_of", "deny_features", "features", "later_inputs", "mlp", "scorer"]

@@ -18,7 +18,9 @@ last ``replay_generations`` generations' records:
 1. ``W`` is fitted to the later rounds' own points from the used rows and the rounds left;
 2. ``V`` is fitted to the round's own points plus ``W`` after the round (Monte Carlo regression, mean squared error on
    the standardised target; the last ``held_out`` share of the records measures its explained variance);
-3. the agent of the new values (``eval_play``) plays ``eval_opponent`` (seat-rotated paired deals, the same deals every
+3. with ``deny: true``, ``G`` is fitted to the Grinch's points in the round after each Who's discard, from its
+   :func:`training.learner.afterstate.deny_features` (the next generation's Who discards are charged ``deny_weight x G``);
+4. the agent of the new values (``eval_play``) plays ``eval_opponent`` (seat-rotated paired deals, the same deals every
    generation; before the first fit, the uniformly random policy the run starts from).
 
 The run directory holds ``latest.pt`` (format ``grinch_learner_afterstate_v1``: the config, every generation's fitted
@@ -50,12 +52,17 @@ from grinch_env.grinch import encoding as enc
 from grinch_env.grinch.game import DRAW_PILE_ACTION, SCORE_BASE
 from grinch_env.grinch.scoring import NUM_ROWS
 from training.learner.afterstate import (
+    DENY_FEATURES_VERSION,
     FEATURES_VERSION,
+    NUM_DENY_FEATURES,
     NUM_FEATURES,
     PLAYS,
     AfterstateAgent,
+    Denial,
     LaterValue,
     Value,
+    denial_of,
+    deny_features,
     features,
     later_inputs,
     mlp,
@@ -96,6 +103,11 @@ class AfterstateConfig(_Section):
     draw_samples: int = Field(8, ge=1, description="play_draws value: the unseen cards a draw-pile draw is valued on in generation play")
     value: FitSection = Field(default_factory=FitSection)
     later: FitSection = Field(default_factory=lambda: FitSection(width=64, steps=3000))
+    deny: bool = Field(False, description="also fit G, the Grinch's points in the round after each Who's discard, and charge "
+                       "deny_weight x G to the Who's discards (in generation play and in the agent)")
+    deny_weight: float | None = Field(None, ge=0, le=10, description="the charge's weight; default 1/(num_players-1): the Who's own "
+                                      "points against the others' mean")
+    deny_fit: FitSection = Field(default_factory=lambda: FitSection(width=128, steps=4000))
     workers: int = Field(1, ge=1, description="processes that play a generation's games (the records do not depend on it)")
     eval_games: int = Field(200, ge=0, description="games against eval_opponent after each fit (0: none)")
     eval_opponent: str = "greedy"
@@ -143,8 +155,10 @@ def _softmax_pick(worth: np.ndarray, temperature: float, rng: np.random.Generato
 class Explorer:
     """Generation play: uniformly random (``value`` None: generation 0), or the fitted values with softmax exploration."""
 
-    def __init__(self, value: Value | None, later: LaterValue | None, temperature: float, play_draws: str, draw_samples: int = 8) -> None:
+    def __init__(self, value: Value | None, later: LaterValue | None, temperature: float, play_draws: str, draw_samples: int = 8,
+                 deny: Denial | None = None) -> None:
         self.value, self.later, self.temperature, self.play_draws, self.draw_samples = value, later, temperature, play_draws, draw_samples
+        self.deny = deny
 
     def __call__(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> tuple[int, float]:
         """``(action, entropy of the distribution it was drawn from)``."""
@@ -153,6 +167,8 @@ class Explorer:
             return int(rng.choice(legal)), float(np.log(len(legal)))
         if mask[:DRAW_PILE_ACTION].any():
             acts, worth = self.value.discards(obs, mask)
+            if self.deny is not None:
+                worth = worth - self.deny(obs, acts)
         elif mask[DRAW_PILE_ACTION:SCORE_BASE].any():
             acts, worth = self.value.draws(obs, mask, self.draw_samples, rng)
         else:
@@ -164,12 +180,14 @@ class Explorer:
 def play_game(explorer: Explorer, num_players: int, seed: int) -> dict[str, np.ndarray]:
     """One self-play game from ``seed``, every move by ``explorer``: each discard with a choice as a record (its afterstate
     ``x``, the discard distribution's ``entropy``, the seat's own points in the round ``round`` and in the rest of the game
-    ``own``, its ``used_after`` rows after the round's scoring and the ``rounds_after`` it, the ``seat`` and its ``round_index``)."""
+    ``own``, its ``used_after`` rows after the round's scoring and the ``rounds_after`` it, the ``seat`` and its ``round_index``);
+    of the Who's discards alone, ``deny_x`` (:func:`training.learner.afterstate.deny_features` of the discard, float16: exact)
+    and ``deny_y`` (the Grinch's points in that round)."""
     spec = get_game("grinch")
     rng = np.random.default_rng(seed)
     game = spec.new_game(num_players, int(rng.integers(2**62)))
     encoder = spec.encoder()
-    xs, used, ent, rec, scored = [], [], [], [], {}
+    xs, used, ent, rec, scored, deny, deny_rec = [], [], [], [], {}, [], []
     starts = [list(game.totals)]  # the totals at the start of every round, then at the end
     while not game.done:
         seat = game.current
@@ -182,6 +200,9 @@ def play_game(explorer: Explorer, num_players: int, seed: int) -> dict[str, np.n
             used.append(obs[enc.ROW_USED:enc.ROW_USED + NUM_ROWS].copy())
             ent.append(entropy)
             rec.append((seat, game.round))
+            if obs[enc.GRINCH_SEAT] < 0.5:
+                deny.append(deny_features(obs[None])[0, action])
+                deny_rec.append((game.round, game.grinch))
         if action >= SCORE_BASE:
             scored[seat, game.round] = action - SCORE_BASE
         game.step(action)
@@ -194,7 +215,9 @@ def play_game(explorer: Explorer, num_players: int, seed: int) -> dict[str, np.n
             "round": np.array([t[r + 1, s] - t[r, s] for s, r in rec], np.float32),
             "own": np.array([t[-1, s] - t[r, s] for s, r in rec], np.float32),
             "used_after": used_after, "rounds_after": np.array([game.num_rounds - r - 1 for _, r in rec], np.int64),
-            "seat": np.array([s for s, _ in rec], np.int64), "round_index": np.array([r for _, r in rec], np.int64)}
+            "seat": np.array([s for s, _ in rec], np.int64), "round_index": np.array([r for _, r in rec], np.int64),
+            "deny_x": np.array(deny, np.float16).reshape(-1, NUM_DENY_FEATURES),
+            "deny_y": np.array([t[r + 1, g] - t[r, g] for r, g in deny_rec], np.float32)}
 
 
 _PLAYER: dict[str, Any] = {}
@@ -212,7 +235,8 @@ def _worker_play(num_players: int, seed: int) -> dict[str, np.ndarray]:
 def explorer_of(fitted: dict[str, Any] | None, temperature: float, play_draws: str, draw_samples: int = 8) -> Explorer:
     if fitted is None:
         return Explorer(None, None, temperature, play_draws, draw_samples)
-    return Explorer(Value.from_state(fitted["value"]), LaterValue(Value.from_state(fitted["later"])), temperature, play_draws, draw_samples)
+    return Explorer(Value.from_state(fitted["value"]), LaterValue(Value.from_state(fitted["later"])), temperature, play_draws, draw_samples,
+                    denial_of(fitted))
 
 
 def game_seeds(seed: int, generation: int, games: int) -> list[int]:
@@ -257,8 +281,14 @@ def fit_generation(records: dict[str, np.ndarray], cfg: AfterstateConfig, genera
     w = LaterValue(later)
     target = records["round"] + w(records["used_after"], records["rounds_after"])
     value, ev = fit_value(records["x"], target, cfg.value, seed=1_000 * cfg.seed + 2 * generation)
-    return {"value": value.state(), "later": later.state()}, {"explained_variance": ev, "later_explained_variance": ev_later,
-                                                             "target_mean": float(target.mean()), "target_sd": float(target.std())}
+    fitted = {"value": value.state(), "later": later.state()}
+    stats = {"explained_variance": ev, "later_explained_variance": ev_later, "target_mean": float(target.mean()), "target_sd": float(target.std())}
+    if cfg.deny:  # G: the Grinch's points in the round after each Who's discard
+        deny, ev_deny = fit_value(records["deny_x"].astype(np.float32), records["deny_y"], cfg.deny_fit, seed=1_000 * cfg.seed + 500 + generation)
+        weight = 1.0 / (cfg.num_players - 1) if cfg.deny_weight is None else cfg.deny_weight
+        fitted["deny"] = {**deny.state(), "weight": weight, "features_version": DENY_FEATURES_VERSION}
+        stats["deny_explained_variance"] = ev_deny
+    return fitted, stats
 
 
 # ------------------------------------------------------------------ the run
@@ -302,7 +332,7 @@ class AfterstateRun:
         from training.learner.config import _set
 
         fixed = {"seed", "games_per_generation", "replay_generations", "temperature", "play_draws", "draw_samples", "value", "later",
-                 "num_players", "game"}
+                 "num_players", "game", "deny", "deny_weight", "deny_fit"}
         for item in overrides or []:
             key, eq, value = item.partition("=")
             if not eq or not key:
@@ -328,8 +358,8 @@ class AfterstateRun:
         if path.exists():
             with np.load(path) as z:
                 data = {k: z[k] for k in z.files}
-            if data.get("seeds") is not None and data["seeds"].tolist() == seeds:
-                return data  # else another run's games (its latest.pt removed, its data/ left): played again
+            if data.get("seeds") is not None and data["seeds"].tolist() == seeds and "deny_x" in data:
+                return data  # else another run's games (its latest.pt removed, its data/ left, or older code's): played again
         fitted = None if generation == 0 else self.fitted[generation - 1]
         if cfg.workers == 1:
             explorer = explorer_of(fitted, cfg.temperature, cfg.play_draws, cfg.draw_samples)
@@ -356,7 +386,7 @@ class AfterstateRun:
         start, wall = _cpu_seconds(), time.perf_counter()
         data = self.records(g)
         pool = [self.records(k) for k in range(max(0, g - cfg.replay_generations + 1), g)] + [data]
-        keys = ("x", "round", "own", "used_after", "rounds_after")
+        keys = ("x", "round", "own", "used_after", "rounds_after") + (("deny_x", "deny_y") if cfg.deny else ())
         merged = {k: np.concatenate([d[k] for d in pool]) for k in keys}
         fitted, stats = fit_generation(merged, cfg, g)
         self.fitted.append(fitted)
@@ -375,7 +405,7 @@ class AfterstateRun:
         g = self.generation - 1 if generation is None else generation
         fitted = self.fitted[g]
         return AfterstateAgent(Value.from_state(fitted["value"]), LaterValue(Value.from_state(fitted["later"])), play or self.cfg.eval_play,
-                               f"{self.cfg.run_name}/g{g}", [self.cfg.num_players])
+                               f"{self.cfg.run_name}/g{g}", [self.cfg.num_players], deny=denial_of(fitted))
 
     def evaluate(self, agent: Any) -> dict[str, list[float]]:
         """``agent`` against ``eval_opponent`` (``eval_games`` seat-rotated paired deals, the same every generation):
