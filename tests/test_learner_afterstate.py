@@ -292,6 +292,7 @@ def test_a_run_that_fits_g_charges_it_in_play_and_in_the_agent(tmp_path):
                 quiet=True)
     assert all("deny" in f and f["deny"]["weight"] == 1.0 for f in run.fitted)  # 2 players: own points against the other's
     assert [r["deny_explained_variance"] < 1 for r in run.log] == [True, True]
+    assert [r["deny_records"] for r in run.log] == [len(run.records(g)["deny_y"]) for g in (0, 1)]  # the newest generation's alone
     agent = make_agent(str(run.cfg.run_dir), num_players=2, game="grinch")
     assert agent.deny is not None and agent.deny.weight == 1.0 and repr(agent).endswith("deny=1)")
     assert make_agent(f"{run.cfg.run_dir}:deny=0.5", game="grinch").deny.weight == 0.5

@@ -19,7 +19,8 @@ last ``replay_generations`` generations' records:
 2. ``V`` is fitted to the round's own points plus ``W`` after the round (Monte Carlo regression, mean squared error on
    the standardised target; the last ``held_out`` share of the records measures its explained variance);
 3. with ``deny: true``, ``G`` is fitted to the Grinch's points in the round after each Who's discard, from its
-   :func:`training.learner.afterstate.deny_features` (the next generation's Who discards are charged ``deny_weight x G``);
+   :func:`training.learner.afterstate.deny_features`, on the newest generation's records alone (the Grinch's points move
+   with its play from one generation to the next); the next generation's Who discards are charged ``deny_weight x G``;
 4. the agent of the new values (``eval_play``) plays ``eval_opponent`` (seat-rotated paired deals, the same deals every
    generation; before the first fit, the uniformly random policy the run starts from).
 
@@ -107,7 +108,7 @@ class AfterstateConfig(_Section):
                        "deny_weight x G to the Who's discards (in generation play and in the agent)")
     deny_weight: float | None = Field(None, ge=0, le=10, description="the charge's weight; default 1/(num_players-1): the Who's own "
                                       "points against the others' mean")
-    deny_fit: FitSection = Field(default_factory=lambda: FitSection(width=128, steps=4000))
+    deny_fit: FitSection = Field(default_factory=lambda: FitSection(width=64, steps=1000))  # a noisy target: longer fits overfit it
     workers: int = Field(1, ge=1, description="processes that play a generation's games (the records do not depend on it)")
     eval_games: int = Field(200, ge=0, description="games against eval_opponent after each fit (0: none)")
     eval_opponent: str = "greedy"
@@ -287,7 +288,7 @@ def fit_generation(records: dict[str, np.ndarray], cfg: AfterstateConfig, genera
         deny, ev_deny = fit_value(records["deny_x"].astype(np.float32), records["deny_y"], cfg.deny_fit, seed=1_000 * cfg.seed + 500 + generation)
         weight = 1.0 / (cfg.num_players - 1) if cfg.deny_weight is None else cfg.deny_weight
         fitted["deny"] = {**deny.state(), "weight": weight, "features_version": DENY_FEATURES_VERSION}
-        stats["deny_explained_variance"] = ev_deny
+        stats["deny_explained_variance"], stats["deny_records"] = ev_deny, len(records["deny_y"])
     return fitted, stats
 
 
@@ -386,8 +387,10 @@ class AfterstateRun:
         start, wall = _cpu_seconds(), time.perf_counter()
         data = self.records(g)
         pool = [self.records(k) for k in range(max(0, g - cfg.replay_generations + 1), g)] + [data]
-        keys = ("x", "round", "own", "used_after", "rounds_after") + (("deny_x", "deny_y") if cfg.deny else ())
+        keys = ("x", "round", "own", "used_after", "rounds_after")
         merged = {k: np.concatenate([d[k] for d in pool]) for k in keys}
+        if cfg.deny:  # G reads the newest generation alone: its level moves with the Grinch's play from one generation to the next
+            merged.update(deny_x=data["deny_x"], deny_y=data["deny_y"])
         fitted, stats = fit_generation(merged, cfg, g)
         self.fitted.append(fitted)
         self.seconds += _cpu_seconds() - start
