@@ -35,7 +35,7 @@ Grinch may also take a known top, so this undervalues its hand, as `expectimax`'
 
 Load a run's agent with ``make_agent("checkpoints/<run>")`` or ``"checkpoints/<run>:play=lookahead2,generation=2"`` (and
 ``deny=W`` to reweigh ``G``, 0 to ignore it).
-docs/results/learner_grinch.md (nineteenth and twentieth sessions) has the measurements.
+docs/results/learner_grinch.md (nineteenth to twenty-first sessions) has the measurements.
 """
 
 from __future__ import annotations
@@ -138,6 +138,12 @@ class Denial:
         if obs[enc.GRINCH_SEAT] > 0.5 or not self.weight:
             return np.zeros(len(legal))
         return self.weight * self.value(deny_features(obs[None])[0, legal])
+
+
+def discard_worths(scorer: Value, deny: Denial | None, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(legal discards, their worths)`` of one decision: ``scorer``'s, less ``deny``'s charge where there is one."""
+    acts, worth = scorer.discards(obs, mask)
+    return acts, worth if deny is None else worth - deny(obs, acts)
 
 
 def mlp(inputs: int, width: int) -> torch.nn.Sequential:
@@ -346,9 +352,7 @@ class AfterstateAgent:
             return int(legal[0])
         obs = np.asarray(observation, np.float32)
         if mask[:DRAW_PILE_ACTION].any():
-            acts, worth = self.scorer.discards(obs, mask)
-            if self.deny is not None:
-                worth = worth - self.deny(obs, acts)
+            acts, worth = discard_worths(self.scorer, self.deny, obs, mask)
         elif mask[DRAW_PILE_ACTION:SCORE_BASE].any():
             acts, worth = self.scorer.draws(obs, mask)
         else:
@@ -364,8 +368,8 @@ class AfterstateAgent:
 
 
 def agent_from(ckpt: dict[str, Any], file: Path, seed: int | None = None, options: dict[str, Any] | None = None) -> AfterstateAgent:
-    """The harness agent of a loaded afterstate checkpoint; ``options``: ``play`` (:data:`PLAYS`), ``roles`` (:data:`ROLES`)
-    and ``generation`` (a fitted generation, default the last)."""
+    """The harness agent of a loaded afterstate checkpoint; ``options``: ``play`` (:data:`PLAYS`), ``roles`` (:data:`ROLES`),
+    ``generation`` (a fitted generation, default the last) and ``deny`` (``G``'s weight, default the run's: :func:`denial_of`)."""
     options = dict(options or {})
     unknown = sorted(set(options) - {"play", "roles", "generation", "deny"})
     if unknown:
@@ -407,4 +411,4 @@ def denial_of(fitted: dict[str, Any], weight: Any = None, where: str = "aftersta
 
 
 __all__ = ["DENY_FEATURES_VERSION", "FEATURES_VERSION", "NUM_DENY_FEATURES", "NUM_FEATURES", "PLAYS", "ROLES", "AfterstateAgent", "Denial",
-           "LaterValue", "RulesLeafValue", "Value", "agent_from", "denial_of", "deny_features", "features", "later_inputs", "mlp", "scorer"]
+           "LaterValue", "RulesLeafValue", "Value", "agent_from", "denial_of", "deny_features", "discard_worths", "features", "later_inputs", "mlp", "scorer"]

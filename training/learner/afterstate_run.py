@@ -64,6 +64,7 @@ from training.learner.afterstate import (
     Value,
     denial_of,
     deny_features,
+    discard_worths,
     features,
     later_inputs,
     mlp,
@@ -167,15 +168,16 @@ class Explorer:
         if self.value is None or (self.play_draws == "random" and mask[DRAW_PILE_ACTION:SCORE_BASE].any()):
             return int(rng.choice(legal)), float(np.log(len(legal)))
         if mask[:DRAW_PILE_ACTION].any():
-            acts, worth = self.value.discards(obs, mask)
-            if self.deny is not None:
-                worth = worth - self.deny(obs, acts)
+            acts, worth = discard_worths(self.value, self.deny, obs, mask)
         elif mask[DRAW_PILE_ACTION:SCORE_BASE].any():
             acts, worth = self.value.draws(obs, mask, self.draw_samples, rng)
         else:
             acts, worth = self.later.rows(obs, mask)
         i, entropy = _softmax_pick(worth, self.temperature, rng)
         return int(acts[i]), entropy
+
+
+RECORD_KEYS = ("x", "entropy", "round", "own", "used_after", "rounds_after", "seat", "round_index", "deny_x", "deny_y")  # play_game's
 
 
 def play_game(explorer: Explorer, num_players: int, seed: int) -> dict[str, np.ndarray]:
@@ -359,8 +361,8 @@ class AfterstateRun:
         if path.exists():
             with np.load(path) as z:
                 data = {k: z[k] for k in z.files}
-            if data.get("seeds") is not None and data["seeds"].tolist() == seeds and "deny_x" in data:
-                return data  # else another run's games (its latest.pt removed, its data/ left, or older code's): played again
+            if data.get("seeds") is not None and data["seeds"].tolist() == seeds and set(RECORD_KEYS) <= data.keys():
+                return data  # else another run's games (its latest.pt removed, its data/ left), or older code's: played again
         fitted = None if generation == 0 else self.fitted[generation - 1]
         if cfg.workers == 1:
             explorer = explorer_of(fitted, cfg.temperature, cfg.play_draws, cfg.draw_samples)
@@ -531,4 +533,4 @@ if __name__ == "__main__":
     raise SystemExit(main())
 
 
-__all__ = ["AfterstateConfig", "AfterstateRun", "Explorer", "fit_generation", "fit_value", "game_seeds", "load_config", "main", "play_game", "train"]
+__all__ = ["RECORD_KEYS", "AfterstateConfig", "AfterstateRun", "Explorer", "fit_generation", "fit_value", "game_seeds", "load_config", "main", "play_game", "train"]
