@@ -274,6 +274,8 @@ def test_bad_configs_and_resumes_say_what_is_allowed(tmp_path):
     with pytest.raises(ValueError, match="valuee"):
         load_config(None, ["valuee.width=3"])
     with pytest.raises(ValueError, match="game"):
+        load_config(None, ["game=skat"])
+    with pytest.raises(ValueError, match="num_players for Gnoming A Round must be an int in 3..7, got 2"):  # the Grinch's default table
         load_config(None, ["game=gnoming"])
     with pytest.raises(ValueError, match="opponent 'nobody' is not an agent"):
         load_config(None, ["eval_opponent=nobody"])

@@ -579,7 +579,7 @@ def load_agent(path: str | Path, seed: int | None = None, deterministic: bool = 
     its ``latest.pt``, or the file) loads as :mod:`training.learner.search`'s
     agent; ``options`` are its spec options (``search=1,samples=N,top_k=K,horizon=H|round|end``).  An afterstate
     run's (:mod:`training.learner.afterstate_run`) loads as :class:`training.learner.afterstate.AfterstateAgent`,
-    with options ``play`` and ``generation``.
+    with options ``play`` and ``generation`` (a Gnoming run's as :class:`training.learner.gnoming_afterstate.GnomingAfterstateAgent`).
     Other checkpoints take no options.
     """
     from training.learner.formats import AFTERSTATE_FORMAT
@@ -587,6 +587,10 @@ def load_agent(path: str | Path, seed: int | None = None, deterministic: bool = 
     p = Path(path)
     options = {k: v for k, v in (options or {}).items() if k != "trust"}
     learner = _learner_checkpoint(p)
+    if learner is not None and learner[0]["format"] == AFTERSTATE_FORMAT and learner[0]["config"].get("game") == "gnoming":
+        from training.learner.gnoming_afterstate import agent_from as gnoming_agent_from
+
+        return gnoming_agent_from(learner[0], learner[1], seed, options)
     if learner is not None and learner[0]["format"] == AFTERSTATE_FORMAT:  # training.learner.afterstate_run
         from training.learner.afterstate import agent_from
 

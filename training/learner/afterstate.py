@@ -367,9 +367,15 @@ class AfterstateAgent:
         return f"AfterstateAgent(name={self.name!r}, play={self.play!r}, roles={self.roles!r}{deny})"
 
 
-def agent_from(ckpt: dict[str, Any], file: Path, seed: int | None = None, options: dict[str, Any] | None = None) -> AfterstateAgent:
+def agent_from(ckpt: dict[str, Any], file: Path, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
     """The harness agent of a loaded afterstate checkpoint; ``options``: ``play`` (:data:`PLAYS`), ``roles`` (:data:`ROLES`),
-    ``generation`` (a fitted generation, default the last) and ``deny`` (``G``'s weight, default the run's: :func:`denial_of`)."""
+    ``generation`` (a fitted generation, default the last) and ``deny`` (``G``'s weight, default the run's: :func:`denial_of`).
+    A Gnoming run's (``game: gnoming``) loads with :func:`training.learner.gnoming_afterstate.agent_from`."""
+    if ckpt.get("format") != AFTERSTATE_FORMAT:
+        raise ValueError(f"{str(file)!r} is not an afterstate checkpoint (format {ckpt.get('format')!r}, expected {AFTERSTATE_FORMAT!r})")
+    if ckpt["config"].get("game", "grinch") != "grinch":
+        raise ValueError(f"{str(file)!r} holds a {ckpt['config']['game']} run's values: load it with make_agent, or "
+                         "training.learner.gnoming_afterstate.agent_from")
     options = dict(options or {})
     unknown = sorted(set(options) - {"play", "roles", "generation", "deny"})
     if unknown:
@@ -377,8 +383,6 @@ def agent_from(ckpt: dict[str, Any], file: Path, seed: int | None = None, option
                                f"roles ({', '.join(ROLES)}: whose discards look ahead), generation (an int: which fitted generation "
                                "plays, default the last) and deny (a number >= 0: the weight of the Grinch's points on a Who's discards, "
                                "default the run's; runs that fit G only)")
-    if ckpt.get("format") != AFTERSTATE_FORMAT:
-        raise ValueError(f"{str(file)!r} is not an afterstate checkpoint (format {ckpt.get('format')!r}, expected {AFTERSTATE_FORMAT!r})")
     if ckpt.get("features_version") != FEATURES_VERSION:
         raise ValueError(f"{str(file)!r} was fitted on afterstate features version {ckpt.get('features_version')}; this code writes version {FEATURES_VERSION}")
     fitted = ckpt["values"]

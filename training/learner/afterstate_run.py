@@ -1,4 +1,6 @@
-"""Policy iteration on the Grinch's afterstate values, from uniformly random play: the learner of :mod:`training.learner.afterstate`.
+"""Policy iteration on afterstate values, from uniformly random play: the learner of :mod:`training.learner.afterstate` (the
+Grinch) and, with ``game: gnoming``, of :mod:`training.learner.gnoming_afterstate` (Gnoming: one value ``V`` of each
+placement's afterstate, fitted to minus the round's margin (own score against the others' mean); no ``W``, no ``G``; the steps below are the Grinch's).
 
 Usage::
 
@@ -52,6 +54,7 @@ from grinch_env.games import get_game
 from grinch_env.grinch import encoding as enc
 from grinch_env.grinch.game import DRAW_PILE_ACTION, SCORE_BASE
 from grinch_env.grinch.scoring import NUM_ROWS
+from training.learner import gnoming_afterstate
 from training.learner.afterstate import (
     DENY_FEATURES_VERSION,
     FEATURES_VERSION,
@@ -90,7 +93,8 @@ class FitSection(_Section):
 class AfterstateConfig(_Section):
     """One afterstate policy-iteration run (unknown keys are errors)."""
 
-    game: Literal["grinch"] = Field("grinch", description="the Grinch only: the afterstate features are its hands and rows")
+    game: Literal["grinch", "gnoming"] = Field("grinch", description="the game: the Grinch (afterstate values of its hands and rows) or "
+                                               "Gnoming (training.learner.gnoming_afterstate: of its layouts)")
     num_players: int = 2
     run_name: str = "learner_grinch_afterstate_value"
     checkpoint_dir: str = "checkpoints"
@@ -115,14 +119,24 @@ class AfterstateConfig(_Section):
     eval_opponent: str = "greedy"
     eval_play: Literal[PLAYS] = Field("value", description="the agent's play option in the curve's games")
     final_games: int = Field(1200, ge=0, description="games per final opponent in report/ (0: no report)")
-    final_opponents: list[str] = Field(default_factory=lambda: ["greedy", "expectimax"])
-    final_play: Literal[PLAYS] = "lookahead"
+    final_opponents: list[str] | None = Field(None, description="default: greedy and the game's search (expectimax, search)")
+    final_play: Literal[PLAYS] | None = Field(None, description="default: lookahead (the Grinch), value (Gnoming)")
     torch_threads: int = Field(1, ge=1)
 
     @model_validator(mode="after")
     def _fits(self) -> AfterstateConfig:
         spec = get_game(self.game)
         spec.check_num_players(self.num_players)
+        grinch = self.game == "grinch"
+        if self.final_opponents is None:
+            self.final_opponents = ["greedy", "expectimax" if grinch else "search"]
+        if self.final_play is None:
+            self.final_play = "lookahead" if grinch else "value"
+        if not grinch:  # Gnoming's values have no rows to keep open, no Grinch, and one way to play
+            for key, allowed in (("deny", False), ("play_draws", "random"), ("eval_play", "value"), ("final_play", "value")):
+                if getattr(self, key) != allowed:
+                    raise ValueError(f"{key}: {getattr(self, key)!r} is the Grinch's; a Gnoming afterstate run takes {key}: {allowed!r} "
+                                     "(its agent values every draw and placement by V: training.learner.gnoming_afterstate)")
         from grinch_env.agents import make_agent
 
         for opp in [self.eval_opponent, *self.final_opponents]:
@@ -226,20 +240,38 @@ def play_game(explorer: Explorer, num_players: int, seed: int) -> dict[str, np.n
 _PLAYER: dict[str, Any] = {}
 
 
-def _init_player(fitted: dict[str, Any] | None, temperature: float, play_draws: str, draw_samples: int) -> None:
+def _init_player(fitted: dict[str, Any] | None, temperature: float, play_draws: str, draw_samples: int, game: str = "grinch") -> None:
     torch.set_num_threads(1)
-    _PLAYER["explorer"] = explorer_of(fitted, temperature, play_draws, draw_samples)
+    _PLAYER["explorer"], _PLAYER["play"] = explorer_of(fitted, temperature, play_draws, draw_samples, game), _play_of(game)
 
 
 def _worker_play(num_players: int, seed: int) -> dict[str, np.ndarray]:
-    return play_game(_PLAYER["explorer"], num_players, seed)
+    return _PLAYER["play"](_PLAYER["explorer"], num_players, seed)
 
 
-def explorer_of(fitted: dict[str, Any] | None, temperature: float, play_draws: str, draw_samples: int = 8) -> Explorer:
+def _play_of(game: str) -> Any:
+    """The game's ``play_game``: this module's (the Grinch) or :func:`training.learner.gnoming_afterstate.play_game`."""
+    return play_game if game == "grinch" else gnoming_afterstate.play_game
+
+
+def record_keys(game: str) -> tuple[str, ...]:
+    """The keys of the game's ``play_game`` records."""
+    return RECORD_KEYS if game == "grinch" else gnoming_afterstate.RECORD_KEYS
+
+
+def explorer_of(fitted: dict[str, Any] | None, temperature: float, play_draws: str, draw_samples: int = 8, game: str = "grinch") -> Any:
+    """Generation play of the values ``fitted`` (None: uniformly random), the game's :class:`Explorer`."""
+    if game == "gnoming":
+        return gnoming_afterstate.Explorer(None if fitted is None else Value.from_state(fitted["value"]), temperature)
     if fitted is None:
         return Explorer(None, None, temperature, play_draws, draw_samples)
     return Explorer(Value.from_state(fitted["value"]), LaterValue(Value.from_state(fitted["later"])), temperature, play_draws, draw_samples,
                     denial_of(fitted))
+
+
+def features_version(game: str) -> int:
+    """The version of the game's afterstate features that this code writes (a checkpoint of another is refused)."""
+    return FEATURES_VERSION if game == "grinch" else gnoming_afterstate.FEATURES_VERSION
 
 
 def game_seeds(seed: int, generation: int, games: int) -> list[int]:
@@ -277,8 +309,12 @@ def fit_value(x: np.ndarray, y: np.ndarray, cfg: FitSection, seed: int) -> tuple
 
 
 def fit_generation(records: dict[str, np.ndarray], cfg: AfterstateConfig, generation: int) -> tuple[dict[str, Any], dict[str, float]]:
-    """``W`` on the later rounds' own points, then ``V`` on the round's own points plus ``W`` after it; return their
-    checkpoint states and the fit's statistics."""
+    """``W`` on the later rounds' own points, then ``V`` on the round's own points plus ``W`` after it (Gnoming: ``V`` on
+    minus the round's margin alone (own score against the others' mean); its rounds are independent deals); return their checkpoint states and the fit's statistics."""
+    if cfg.game == "gnoming":
+        target = records["round"]
+        value, ev = fit_value(records["x"].astype(np.float32), target, cfg.value, seed=1_000 * cfg.seed + 2 * generation)
+        return {"value": value.state()}, {"explained_variance": ev, "target_mean": float(target.mean()), "target_sd": float(target.std())}
     later, ev_later = fit_value(later_inputs(records["used_after"], records["rounds_after"]), records["own"] - records["round"],
                                 cfg.later, seed=1_000 * cfg.seed + 2 * generation + 1)
     w = LaterValue(later)
@@ -313,7 +349,7 @@ class AfterstateRun:
     # ------------------------------------------------------------ checkpoint
     def state(self) -> dict[str, Any]:
         cfg = self.cfg
-        return {"format": AFTERSTATE_FORMAT, "features_version": FEATURES_VERSION, "afterstate_config": cfg.model_dump(),
+        return {"format": AFTERSTATE_FORMAT, "features_version": features_version(cfg.game), "afterstate_config": cfg.model_dump(),
                 "config": {"game": cfg.game, "num_players": cfg.num_players, "algo": "afterstate", "run_name": cfg.run_name},
                 "values": self.fitted, "seconds": self.seconds, "wall_seconds": self.wall_seconds, "log": self.log}
 
@@ -329,9 +365,10 @@ class AfterstateRun:
         """The run saved at ``path`` (a run directory or its ``latest.pt``); ``overrides`` may change keys that do not alter
         the fitted generations (``generations``, ``workers``, the evaluation's)."""
         ckpt, file = read_run_file(path, AFTERSTATE_FORMAT, f"give an afterstate run directory or its {LATEST}", "an afterstate checkpoint")
-        if ckpt.get("features_version") != FEATURES_VERSION:
-            raise ValueError(f"{file} was fitted on afterstate features version {ckpt.get('features_version')}; this code writes {FEATURES_VERSION}")
         data = ckpt["afterstate_config"]
+        version = features_version(data.get("game", "grinch"))
+        if ckpt.get("features_version") != version:
+            raise ValueError(f"{file} was fitted on afterstate features version {ckpt.get('features_version')}; this code writes {version}")
         from training.learner.config import _set
 
         fixed = {"seed", "games_per_generation", "replay_generations", "temperature", "play_draws", "draw_samples", "value", "later",
@@ -361,17 +398,17 @@ class AfterstateRun:
         if path.exists():
             with np.load(path) as z:
                 data = {k: z[k] for k in z.files}
-            if data.get("seeds") is not None and data["seeds"].tolist() == seeds and set(RECORD_KEYS) <= data.keys():
+            if data.get("seeds") is not None and data["seeds"].tolist() == seeds and set(record_keys(cfg.game)) <= data.keys():
                 return data  # else another run's games (its latest.pt removed, its data/ left), or older code's: played again
         fitted = None if generation == 0 else self.fitted[generation - 1]
         if cfg.workers == 1:
-            explorer = explorer_of(fitted, cfg.temperature, cfg.play_draws, cfg.draw_samples)
-            games = [play_game(explorer, cfg.num_players, s) for s in seeds]
+            explorer, play = explorer_of(fitted, cfg.temperature, cfg.play_draws, cfg.draw_samples, cfg.game), _play_of(cfg.game)
+            games = [play(explorer, cfg.num_players, s) for s in seeds]
         else:
             import multiprocessing
 
             ctx = multiprocessing.get_context("spawn")  # not fork: a forked copy of a process that has used torch's threads can hang
-            with ctx.Pool(cfg.workers, initializer=_init_player, initargs=(fitted, cfg.temperature, cfg.play_draws, cfg.draw_samples)) as pool:
+            with ctx.Pool(cfg.workers, initializer=_init_player, initargs=(fitted, cfg.temperature, cfg.play_draws, cfg.draw_samples, cfg.game)) as pool:
                 games = pool.starmap(_worker_play, [(cfg.num_players, s) for s in seeds], chunksize=8)
         data = {k: np.concatenate([g[k] for g in games]) for k in games[0]}
         data["games"] = np.array([len(g["round"]) for g in games], np.int64)  # records per game
@@ -389,7 +426,7 @@ class AfterstateRun:
         start, wall = _cpu_seconds(), time.perf_counter()
         data = self.records(g)
         pool = [self.records(k) for k in range(max(0, g - cfg.replay_generations + 1), g)] + [data]
-        keys = ("x", "round", "own", "used_after", "rounds_after")
+        keys = ("x", "round", "own", "used_after", "rounds_after") if cfg.game == "grinch" else ("x", "round")
         merged = {k: np.concatenate([d[k] for d in pool]) for k in keys}
         if cfg.deny:  # G reads the newest generation alone: its level moves with the Grinch's play from one generation to the next
             merged.update(deny_x=data["deny_x"], deny_y=data["deny_y"])
@@ -405,10 +442,12 @@ class AfterstateRun:
         self.log.append(row)
         return row
 
-    def agent(self, generation: int | None = None, play: str | None = None) -> AfterstateAgent:
-        """The agent of a fitted generation (default the last) with ``play`` (default ``eval_play``)."""
+    def agent(self, generation: int | None = None, play: str | None = None) -> Any:
+        """The agent of a fitted generation (default the last) with ``play`` (default ``eval_play``; Gnoming's has none)."""
         g = self.generation - 1 if generation is None else generation
         fitted = self.fitted[g]
+        if self.cfg.game == "gnoming":
+            return gnoming_afterstate.GnomingAfterstateAgent(Value.from_state(fitted["value"]), f"{self.cfg.run_name}/g{g}", [self.cfg.num_players])
         return AfterstateAgent(Value.from_state(fitted["value"]), LaterValue(Value.from_state(fitted["later"])), play or self.cfg.eval_play,
                                f"{self.cfg.run_name}/g{g}", [self.cfg.num_players], deny=denial_of(fitted))
 
@@ -446,7 +485,7 @@ class AfterstateRun:
     def write_curve(self) -> None:
         from training.learner.run import write_curve
 
-        write_curve(self.curve(), self.cfg.run_dir, f"grinch afterstate values {self.cfg.run_name}", parity=1.0 / self.cfg.num_players)
+        write_curve(self.curve(), self.cfg.run_dir, f"{self.cfg.game} afterstate values {self.cfg.run_name}", parity=1.0 / self.cfg.num_players)
 
 
 def train(run: AfterstateRun, generations: int | None = None, quiet: bool = False) -> AfterstateRun:
@@ -533,4 +572,5 @@ if __name__ == "__main__":
     raise SystemExit(main())
 
 
-__all__ = ["RECORD_KEYS", "AfterstateConfig", "AfterstateRun", "Explorer", "fit_generation", "fit_value", "game_seeds", "load_config", "main", "play_game", "train"]
+__all__ = ["RECORD_KEYS", "AfterstateConfig", "AfterstateRun", "Explorer", "explorer_of", "features_version", "fit_generation", "fit_value", "game_seeds",
+           "load_config", "main", "play_game", "record_keys", "train"]
