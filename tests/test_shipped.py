@@ -173,6 +173,7 @@ def test_the_shipped_grinch_learner_loads_plays_and_the_readme_quotes_its_report
 AFTERSTATE = {
     "learner_grinch_afterstate_value": (4, "learner_grinch_afterstate_value", 2, 1200, {"greedy": "above", "expectimax": "parity"}),
     "learner_grinch_afterstate_value_4p": (3, "learner_grinch_afterstate_value_4p", 4, 600, {"greedy": "above", "expectimax": "parity"}),
+    "learner_grinch_afterstate_deny": (4, "learner_grinch_afterstate_deny", 2, 2400, {"greedy": "above", "expectimax": "parity"}),
 }
 
 
