@@ -3,10 +3,12 @@
 ``DATA`` is a run's ``data/gen<g>.npz`` (``training.learner.afterstate_run`` with ``game: gnoming``); ``TARGET`` a record
 key (``round``: minus the round's margin, the run's target; ``score``: the own round score); every ``WIDTHxSTEPS``
 is fitted by the run's own ``fit_value`` (its held-out share, the last tenth of the records: whole games).  Prints the
-held-out explained variance of each.  docs/results/learner_gnoming_afterstate.md.
+held-out explained variance of each.  ``GAMES=N`` in the environment keeps the file's first ``N`` games only.
+docs/results/learner_gnoming_afterstate.md.
 
     OMP_NUM_THREADS=1 PYTHONPATH=. python docs/results/learner_gnoming_afterstate/fit_check.py DATA TARGET 128x1500 256x6000
 """
+import os
 import sys
 import time
 
@@ -22,6 +24,10 @@ def main() -> None:
     torch.set_num_threads(1)
     with np.load(sys.argv[1]) as z:
         x, y = z["x"].astype(np.float32), z[sys.argv[2]].astype(np.float32)
+        if os.environ.get("GAMES"):
+            keep = int(z["games"][:int(os.environ["GAMES"])].sum())  # records per game, in order
+            x, y = x[:keep], y[:keep]
+    print(f"{len(y)} records", flush=True)
     train = len(y) - max(1, int(len(y) * 0.1))
     design = np.concatenate([x, np.ones((len(y), 1), np.float32)], 1)
     w, *_ = np.linalg.lstsq(design[:train], y[:train], rcond=None)
