@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from grinch_env.agent_base import AgentOptionError, check_mask
-from grinch_env.gnoming.agents.base import FACE_DOWN, View, _known_score, can_place, decode
+from grinch_env.gnoming.agents.base import FACE_DOWN, View, can_place, decode, expected_score
 from grinch_env.gnoming.cards import NUM_KINDS, POINTS
 from grinch_env.gnoming.game import DISCARD_A, DISCARD_B, DRAW, MAX_PLAYERS, MIN_PLAYERS, NUM_ACTIONS, NUM_SLOTS, PASS, TAKE_A, TAKE_B
 from grinch_env.gnoming.scoring import LINES
@@ -56,7 +56,7 @@ def layout_columns(layouts: np.ndarray) -> np.ndarray:
     """``float32[B, 143]``: what the rules say of layouts ``int[B, 9]`` (kinds, ``FACE_DOWN`` for a face-down slot).
 
     The one-hot of every slot (13 columns each), then per line of :data:`LINES` the face-down count (/3), can still be
-    matched, is matched, the value of its face-up positive cards (/8, 0 when it has none), then the face-up score
+    matched, is matched, the lowest value of its face-up positive cards (/8, 0 when it has none), then the face-up score
     (§4.3 with face-down cards counted 0 and never matched, /50) and the face-down count (/9).
     """
     k = np.asarray(layouts, np.int64)
@@ -93,8 +93,8 @@ def context(view: View) -> np.ndarray:
     """``float32[72]``: the decision's public context (module docstring)."""
     others = np.zeros((3, MAX_PLAYERS - 1), np.float32)
     for r in range(1, view.num_players):
-        score, down = _known_score(tuple(view.layouts[r]))
-        others[:, r - 1] = 1.0, down / 9, score / 50
+        layout = view.layouts[r]
+        others[:, r - 1] = 1.0, layout.count(FACE_DOWN) / 9, expected_score(layout, 0.0) / 50
     size = np.zeros(MAX_PLAYERS - MIN_PLAYERS + 1, np.float32)
     size[view.num_players - MIN_PLAYERS] = 1.0
     tops = np.zeros((2, NUM_KINDS), np.float32)
