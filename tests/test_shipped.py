@@ -72,7 +72,8 @@ def test_the_readme_results_table_quotes_expert_iteration_and_names_the_shipped_
         assert match["opponent"] == "expectimax" and match["games"] == int(cells[4]) and f"--seed {match['seed']}" in cells[5]
         assert _cell(match["all"]["win_rate"], match["all"]["ci95"], match["players"]) in cells[3]
     rows = _readme_rows()
-    assert set(rows) == set(SHIPPED) | {"expert_iteration/gen_1"} | set(LEARNERS) | set(GRINCH_LEARNERS) | set(NET_SEARCH) | set(AFTERSTATE)
+    assert set(rows) == (set(SHIPPED) | {"expert_iteration/gen_1"} | set(LEARNERS) | set(GRINCH_LEARNERS) | set(NET_SEARCH) | set(AFTERSTATE)
+                         | set(GNOMING_AFTERSTATE))
     assert [run for run, cells in rows.items() if "(shipped)" in cells[0]] == ["distill_lookahead", "gnoming_finetune"]
     assert load_agent(ROOT / "checkpoints" / "distill_lookahead").name == "distill_lookahead/best"
 
@@ -202,6 +203,43 @@ def test_the_shipped_afterstate_learner_loads_plays_and_the_readme_quotes_its_re
     for opponent, side in sides.items():
         got = summary[opponent]
         assert (got["games"], got["num_players"], got["play"], got["generation"]) == (games, n, "lookahead", generations - 1)
+        assert _side_of_parity(got["win_rate_ci"], n) == side, (opponent, got)
+        assert _cell(got["win_rate"], got["win_rate_ci"], n) in (cells[2] if opponent == "greedy" else cells[3])
+        assert f"{got['win_rate']:.3f}" in (run_dir / "report" / f"vs_{opponent}.txt").read_text()
+
+
+# Gnoming's afterstate values from random play (afterstate_run with game: gnoming): run -> (fitted generations, its
+# configs/ file, table size, final games, each opponent of its report and where its interval lies against parity).
+GNOMING_AFTERSTATE = {
+    "learner_gnoming_afterstate": (2, "learner_gnoming_afterstate", 5, 1200, {"search": "above"}),
+}
+
+
+@pytest.mark.parametrize("learner", sorted(GNOMING_AFTERSTATE))
+def test_the_shipped_gnoming_afterstate_learner_loads_plays_and_the_readme_quotes_its_report(learner):
+    import torch
+
+    from training.learner.afterstate_run import AfterstateConfig
+    from training.learner.afterstate_run import load_config as load_afterstate_config
+    from training.learner.formats import AFTERSTATE_FORMAT
+    from training.learner.gnoming_afterstate import GnomingAfterstateAgent
+
+    generations, config, n, games, sides = GNOMING_AFTERSTATE[learner]
+    run_dir = ROOT / "checkpoints" / learner
+    ckpt = torch.load(run_dir / "latest.pt", map_location="cpu", weights_only=True)
+    made_by = load_afterstate_config(ROOT / "configs" / f"{config}.yaml")
+    assert (ckpt["format"], len(ckpt["values"]), made_by.generations, made_by.game) == (AFTERSTATE_FORMAT, generations, generations, "gnoming")
+    stored = AfterstateConfig.model_validate(yaml.safe_load((run_dir / "config.yaml").read_text()))
+    assert stored == AfterstateConfig.model_validate(ckpt["afterstate_config"]) == made_by
+    assert isinstance(load_agent(run_dir), GnomingAfterstateAgent)
+    result = evaluate([str(run_dir)] + ["random"] * (n - 1), num_players=n, num_games=1, seed=0, game="gnoming")
+    assert result.agents[0] == learner and result.num_games == 1
+    summary = json.loads((run_dir / "report" / "summary.json").read_text())
+    cells = _readme_rows()[learner]
+    assert sorted(summary) == sorted(sides) and cells[1] == "Gnoming" and cells[4] == str(games) and f"--report checkpoints/{learner} " in cells[5]
+    for opponent, side in sides.items():
+        got = summary[opponent]
+        assert (got["games"], got["num_players"], got["play"], got["generation"]) == (games, n, "value", generations - 1)
         assert _side_of_parity(got["win_rate_ci"], n) == side, (opponent, got)
         assert _cell(got["win_rate"], got["win_rate_ci"], n) in (cells[2] if opponent == "greedy" else cells[3])
         assert f"{got['win_rate']:.3f}" in (run_dir / "report" / f"vs_{opponent}.txt").read_text()
