@@ -146,6 +146,15 @@ def discard_worths(scorer: Value, deny: Denial | None, obs: np.ndarray, mask: np
     return acts, worth if deny is None else worth - deny(obs, acts)
 
 
+def softmax_pick(worth: np.ndarray, temperature: float, rng: np.random.Generator) -> tuple[int, float]:
+    """An index sampled from ``softmax(worth / temperature)`` and that distribution's entropy (nats)."""
+    z = (worth - worth.max()) / temperature
+    p = np.exp(z)
+    p /= p.sum()
+    entropy = float(-(p[p > 0] * np.log(p[p > 0])).sum())
+    return int(rng.choice(len(p), p=p)), entropy
+
+
 def mlp(inputs: int, width: int) -> torch.nn.Sequential:
     """Three ReLU layers of ``width`` and one output: both values' shape."""
     return torch.nn.Sequential(torch.nn.Linear(inputs, width), torch.nn.ReLU(), torch.nn.Linear(width, width), torch.nn.ReLU(),
@@ -415,4 +424,4 @@ def denial_of(fitted: dict[str, Any], weight: Any = None, where: str = "aftersta
 
 
 __all__ = ["DENY_FEATURES_VERSION", "FEATURES_VERSION", "NUM_DENY_FEATURES", "NUM_FEATURES", "PLAYS", "ROLES", "AfterstateAgent", "Denial",
-           "LaterValue", "RulesLeafValue", "Value", "agent_from", "denial_of", "deny_features", "discard_worths", "features", "later_inputs", "mlp", "scorer"]
+           "LaterValue", "RulesLeafValue", "Value", "agent_from", "denial_of", "deny_features", "discard_worths", "features", "later_inputs", "mlp", "scorer", "softmax_pick"]

@@ -71,6 +71,7 @@ from training.learner.afterstate import (
     features,
     later_inputs,
     mlp,
+    softmax_pick,
 )
 from training.learner.expert import _cpu_seconds  # CPU seconds of this process and its finished workers
 from training.learner.formats import AFTERSTATE_FORMAT, LATEST, read_run_file
@@ -159,15 +160,6 @@ def load_config(path: str | Path | None, overrides: list[str] | None = None) -> 
 
 
 # ------------------------------------------------------------------ generation play
-def _softmax_pick(worth: np.ndarray, temperature: float, rng: np.random.Generator) -> tuple[int, float]:
-    """An index sampled from ``softmax(worth / temperature)`` and that distribution's entropy (nats)."""
-    z = (worth - worth.max()) / temperature
-    p = np.exp(z)
-    p /= p.sum()
-    entropy = float(-(p[p > 0] * np.log(p[p > 0])).sum())
-    return int(rng.choice(len(p), p=p)), entropy
-
-
 class Explorer:
     """Generation play: uniformly random (``value`` None: generation 0), or the fitted values with softmax exploration."""
 
@@ -187,7 +179,7 @@ class Explorer:
             acts, worth = self.value.draws(obs, mask, self.draw_samples, rng)
         else:
             acts, worth = self.later.rows(obs, mask)
-        i, entropy = _softmax_pick(worth, self.temperature, rng)
+        i, entropy = softmax_pick(worth, self.temperature, rng)
         return int(acts[i]), entropy
 
 

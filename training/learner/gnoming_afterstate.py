@@ -42,7 +42,7 @@ from grinch_env.gnoming.agents.base import FACE_DOWN, View, can_place, decode, e
 from grinch_env.gnoming.cards import NUM_KINDS, POINTS
 from grinch_env.gnoming.game import DISCARD_A, DISCARD_B, DRAW, MAX_PLAYERS, MIN_PLAYERS, NUM_ACTIONS, NUM_SLOTS, PASS, TAKE_A, TAKE_B
 from grinch_env.gnoming.scoring import LINES
-from training.learner.afterstate import Value
+from training.learner.afterstate import Value, softmax_pick
 
 FEATURES_VERSION = 1  # bump when features() changes: a checkpoint fitted on other columns is refused
 _POINTS = np.array(POINTS + (0,), np.float32)  # kind -> points; index 12 (a face-down slot) -> 0
@@ -276,13 +276,6 @@ def agent_from(ckpt: dict[str, Any], file: Path, seed: int | None = None, option
     return GnomingAfterstateAgent(Value.from_state(fitted[gen]["value"]), f"{cfg['run_name']}/g{gen}", [cfg["num_players"]])
 
 
-def _softmax_pick(worth: np.ndarray, temperature: float, rng: np.random.Generator) -> tuple[int, float]:
-    z = (worth - worth.max()) / temperature
-    p = np.exp(z)
-    p /= p.sum()
-    return int(rng.choice(len(p), p=p)), float(-(p[p > 0] * np.log(p[p > 0])).sum())
-
-
 class Explorer:
     """Generation play: uniformly random (``value`` None: generation 0), or ``softmax(worth / temperature)`` of :class:`Worths`
     (the pile of a discard at random)."""
@@ -296,7 +289,7 @@ class Explorer:
         if self.worths is None or not any(a < NUM_SLOTS or a in (DRAW, TAKE_A, TAKE_B, PASS) for a in legal):
             return int(rng.choice(legal)), float(np.log(len(legal)))
         worth, _ = self.worths(obs, legal)
-        i, entropy = _softmax_pick(worth, self.temperature, rng)
+        i, entropy = softmax_pick(worth, self.temperature, rng)
         return int(legal[i]), entropy
 
 
