@@ -177,8 +177,14 @@ AFTERSTATE = {
     "learner_grinch_afterstate_deny": (4, "learner_grinch_afterstate_deny", 2, 2400, {"greedy": "above", "expectimax": "parity"}),
 }
 
+# Gnoming's afterstate values from random play (afterstate_run with game: gnoming), checked by the same test as the Grinch's.
+GNOMING_AFTERSTATE = {
+    "learner_gnoming_afterstate": (2, "learner_gnoming_afterstate", 5, 1200, {"search": "above"}),
+}
 
-@pytest.mark.parametrize("learner", sorted(AFTERSTATE))
+
+
+@pytest.mark.parametrize("learner", sorted(AFTERSTATE) + sorted(GNOMING_AFTERSTATE))
 def test_the_shipped_afterstate_learner_loads_plays_and_the_readme_quotes_its_report(learner):
     import torch
 
@@ -186,60 +192,26 @@ def test_the_shipped_afterstate_learner_loads_plays_and_the_readme_quotes_its_re
     from training.learner.afterstate_run import AfterstateConfig
     from training.learner.afterstate_run import load_config as load_afterstate_config
     from training.learner.formats import AFTERSTATE_FORMAT
-
-    generations, config, n, games, sides = AFTERSTATE[learner]
-    run_dir = ROOT / "checkpoints" / learner
-    ckpt = torch.load(run_dir / "latest.pt", map_location="cpu", weights_only=True)
-    made_by = load_afterstate_config(ROOT / "configs" / f"{config}.yaml")
-    assert (ckpt["format"], len(ckpt["values"]), made_by.generations) == (AFTERSTATE_FORMAT, generations, generations)
-    stored = AfterstateConfig.model_validate(yaml.safe_load((run_dir / "config.yaml").read_text()))
-    assert stored == AfterstateConfig.model_validate(ckpt["afterstate_config"]) == made_by
-    assert isinstance(load_agent(run_dir), AfterstateAgent)
-    result = evaluate([str(run_dir)] + ["random"] * (n - 1), num_players=n, num_games=1, seed=0, game="grinch")
-    assert result.agents[0] == learner and result.num_games == 1
-    summary = json.loads((run_dir / "report" / "summary.json").read_text())
-    cells = _readme_rows()[learner]
-    assert sorted(summary) == sorted(sides) and cells[1] == "Grinch" and cells[4] == str(games) and f"--report checkpoints/{learner} " in cells[5]
-    for opponent, side in sides.items():
-        got = summary[opponent]
-        assert (got["games"], got["num_players"], got["play"], got["generation"]) == (games, n, "lookahead", generations - 1)
-        assert _side_of_parity(got["win_rate_ci"], n) == side, (opponent, got)
-        assert _cell(got["win_rate"], got["win_rate_ci"], n) in (cells[2] if opponent == "greedy" else cells[3])
-        assert f"{got['win_rate']:.3f}" in (run_dir / "report" / f"vs_{opponent}.txt").read_text()
-
-
-# Gnoming's afterstate values from random play (afterstate_run with game: gnoming): run -> (fitted generations, its
-# configs/ file, table size, final games, each opponent of its report and where its interval lies against parity).
-GNOMING_AFTERSTATE = {
-    "learner_gnoming_afterstate": (2, "learner_gnoming_afterstate", 5, 1200, {"search": "above"}),
-}
-
-
-@pytest.mark.parametrize("learner", sorted(GNOMING_AFTERSTATE))
-def test_the_shipped_gnoming_afterstate_learner_loads_plays_and_the_readme_quotes_its_report(learner):
-    import torch
-
-    from training.learner.afterstate_run import AfterstateConfig
-    from training.learner.afterstate_run import load_config as load_afterstate_config
-    from training.learner.formats import AFTERSTATE_FORMAT
     from training.learner.gnoming_afterstate import GnomingAfterstateAgent
 
-    generations, config, n, games, sides = GNOMING_AFTERSTATE[learner]
+    game, title, agent_class, play = ("grinch", "Grinch", AfterstateAgent, "lookahead") if learner in AFTERSTATE else \
+        ("gnoming", "Gnoming", GnomingAfterstateAgent, "value")
+    generations, config, n, games, sides = {**AFTERSTATE, **GNOMING_AFTERSTATE}[learner]
     run_dir = ROOT / "checkpoints" / learner
     ckpt = torch.load(run_dir / "latest.pt", map_location="cpu", weights_only=True)
     made_by = load_afterstate_config(ROOT / "configs" / f"{config}.yaml")
-    assert (ckpt["format"], len(ckpt["values"]), made_by.generations, made_by.game) == (AFTERSTATE_FORMAT, generations, generations, "gnoming")
+    assert (ckpt["format"], len(ckpt["values"]), made_by.generations, made_by.game) == (AFTERSTATE_FORMAT, generations, generations, game)
     stored = AfterstateConfig.model_validate(yaml.safe_load((run_dir / "config.yaml").read_text()))
     assert stored == AfterstateConfig.model_validate(ckpt["afterstate_config"]) == made_by
-    assert isinstance(load_agent(run_dir), GnomingAfterstateAgent)
-    result = evaluate([str(run_dir)] + ["random"] * (n - 1), num_players=n, num_games=1, seed=0, game="gnoming")
+    assert isinstance(load_agent(run_dir), agent_class)
+    result = evaluate([str(run_dir)] + ["random"] * (n - 1), num_players=n, num_games=1, seed=0, game=game)
     assert result.agents[0] == learner and result.num_games == 1
     summary = json.loads((run_dir / "report" / "summary.json").read_text())
     cells = _readme_rows()[learner]
-    assert sorted(summary) == sorted(sides) and cells[1] == "Gnoming" and cells[4] == str(games) and f"--report checkpoints/{learner} " in cells[5]
+    assert sorted(summary) == sorted(sides) and cells[1] == title and cells[4] == str(games) and f"--report checkpoints/{learner} " in cells[5]
     for opponent, side in sides.items():
         got = summary[opponent]
-        assert (got["games"], got["num_players"], got["play"], got["generation"]) == (games, n, "value", generations - 1)
+        assert (got["games"], got["num_players"], got["play"], got["generation"]) == (games, n, play, generations - 1)
         assert _side_of_parity(got["win_rate_ci"], n) == side, (opponent, got)
         assert _cell(got["win_rate"], got["win_rate_ci"], n) in (cells[2] if opponent == "greedy" else cells[3])
         assert f"{got['win_rate']:.3f}" in (run_dir / "report" / f"vs_{opponent}.txt").read_text()
