@@ -33,8 +33,11 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 SCRIPTS = PYPROJECT["project"]["scripts"]
 EXTRAS = set(PYPROJECT["project"]["optional-dependencies"])
 INLINE = re.compile(r"`((?:python3? (?:-m \w|benchmarks/|tests/)|(?:" + "|".join(map(re.escape, SCRIPTS)) + r") )[^`]*)`")
-# Paths a printed command makes for a later one (an earlier command's run directory or output).
-MADE_BY_AN_EARLIER_COMMAND = {"checkpoints/default", "checkpoints/rllib_ppo", "checkpoints/learner_gnoming", "checkpoints/learner_gnoming_long", "checkpoints/learner_grinch_long", "checkpoints/learner_grinch", "checkpoints/learner_grinch_2p_dmc"}
+# Run directories a printed command makes for a later one: a config's ``run_name`` or a ``--set run_name=NAME`` on a page.
+# Anything else under checkpoints/ must be in the clean clone (CI's), not only in this checkout's scratch runs.
+RUN_NAMES = {m for config in (ROOT / "configs").glob("*.yaml") for m in re.findall(r"^run_name: *(\w+)", config.read_text(), re.M)}
+RUN_NAMES |= {m for page in PAGES for m in re.findall(r"run_name=(\w+)", page.read_text())}
+MADE_BY_AN_EARLIER_COMMAND = {f"checkpoints/{name}" for name in RUN_NAMES}
 # Cheap enough to run as printed, with no input (a terminal game then leaves at its first prompt).
 CHEAP = {"grinch_env", "grinch_env.grinch.play", "grinch_env.gnoming.play"}
 
@@ -94,7 +97,7 @@ def check_paths(args: list[str]) -> None:
     """Fail for a repository path in ``args`` that does not exist (configs, checkpoints, benchmarks, tests, docs)."""
     for arg in args:
         for piece in re.split(r"[,=:]", arg):  # ":" ends an agent spec's path (PATH:search=1,...)
-            if re.match(r"(configs|checkpoints|benchmarks|tests|docs)/", piece) and piece.rstrip("/") not in MADE_BY_AN_EARLIER_COMMAND:
+            if re.match(r"(configs|checkpoints|benchmarks|tests|docs)/", piece) and "/".join(piece.split("/")[:2]) not in MADE_BY_AN_EARLIER_COMMAND:
                 assert (ROOT / piece).exists(), f"{piece} does not exist"
 
 
