@@ -180,7 +180,7 @@ AFTERSTATE = {
 
 # Gnoming's afterstate values from random play (afterstate_run with game: gnoming), checked by the same test as the Grinch's.
 GNOMING_AFTERSTATE = {
-    "learner_gnoming_afterstate": (2, "learner_gnoming_afterstate", 5, 1200, {"search": "above"}),
+    "learner_gnoming_afterstate": (3, "learner_gnoming_afterstate", 5, 1200, {"search": "above"}),
 }
 
 
