@@ -21,6 +21,7 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
+import yaml
 
 try:
     import tomllib
@@ -35,7 +36,7 @@ EXTRAS = set(PYPROJECT["project"]["optional-dependencies"])
 INLINE = re.compile(r"`((?:python3? (?:-m \w|benchmarks/|tests/)|(?:" + "|".join(map(re.escape, SCRIPTS)) + r") )[^`]*)`")
 # Run directories a printed command makes for a later one: a config's ``run_name`` or a ``--set run_name=NAME`` on a page.
 # Anything else under checkpoints/ must be in the clean clone (CI's), not only in this checkout's scratch runs.
-RUN_NAMES = {m for config in (ROOT / "configs").glob("*.yaml") for m in re.findall(r"^run_name: *(\w+)", config.read_text(), re.M)}
+RUN_NAMES = {str(yaml.safe_load(config.read_text()).get("run_name")) for config in (ROOT / "configs").glob("*.yaml")}
 RUN_NAMES |= {m for page in PAGES for m in re.findall(r"run_name=(\w+)", page.read_text())}
 MADE_BY_AN_EARLIER_COMMAND = {f"checkpoints/{name}" for name in RUN_NAMES}
 # Cheap enough to run as printed, with no input (a terminal game then leaves at its first prompt).
