@@ -1,6 +1,8 @@
 """The Grinch's afterstate learner (training.learner.afterstate, training.learner.afterstate_run): the written-out
 afterstate, the rules at the round's end, the draws' chance nodes, the recorded targets, exact resume and the agent."""
 
+import json
+
 import numpy as np
 import pytest
 import torch
@@ -13,6 +15,7 @@ from grinch_env.grinch.game import DRAW_PILE_ACTION, NUM_ACTIONS, SCORE_BASE
 from grinch_env.grinch.scoring import NOISE_ROW, PRESENTS_ROW, RAINBOW_ROW, WREATHS_ROW
 from training.learner.afterstate import (
     NUM_DENY_FEATURES,
+    NUM_TABLE_FEATURES,
     AfterstateAgent,
     Denial,
     LaterValue,
@@ -20,8 +23,10 @@ from training.learner.afterstate import (
     Value,
     deny_features,
     features,
+    later_inputs,
+    table_size,
 )
-from training.learner.afterstate_run import AfterstateRun, Explorer, game_seeds, load_config, main, play_game, train
+from training.learner.afterstate_run import AfterstateRun, Explorer, final_report, game_seeds, load_config, main, play_game, train
 
 TINY = ["games_per_generation=6", "value.steps=30", "value.width=16", "later.steps=30", "later.width=8", "eval_games=2", "final_games=0"]
 
@@ -309,3 +314,49 @@ def test_a_run_that_fits_g_charges_it_in_play_and_in_the_agent(tmp_path):
     train(plain, quiet=True)
     with pytest.raises(ValueError, match="deny=1 needs a run that fits the Grinch's points"):
         make_agent(f"{plain.cfg.run_dir}:deny=1", game="grinch")
+
+
+def test_afterstates_of_a_run_over_several_tables_carry_the_table_size():
+    obs, mask = _who_discard(5)  # a 2-player position
+    x, _ = features(obs[None], mask[None])
+    xt, _ = features(obs[None], mask[None], table=True)
+    assert xt.shape == (1, 48, NUM_TABLE_FEATURES) == (1, 48, 91) and np.array_equal(xt[..., :85], x)
+    assert xt[0, 0, 85:].tolist() == [1, 1, 0, 0, 0, 0] and table_size(obs) == 2  # two seats at the table
+    g = Denial(_linear({10: 3.0}, NUM_DENY_FEATURES), weight=None)  # the charge's weight: 1/(n-1) at the observed table
+    legal = np.flatnonzero(mask[:DRAW_PILE_ACTION])
+    assert g.weight_at(obs) == 1.0 and g(obs, legal).max() == 3.0
+    three = obs.copy()
+    three[enc.AT_TABLE + 2] = 1.0  # the same hand read at a table of three
+    assert table_size(three) == 3 and g.weight_at(three) == 0.5 and g(three, legal).max() == 1.5
+
+
+def test_a_run_over_several_table_sizes_fits_one_set_of_values_for_all(tmp_path):
+    run = train(AfterstateRun(_tiny(tmp_path, "num_players=[2,3]", "games_per_generation=4", "generations=1", "eval_games=2", "deny=true",
+                                    "deny_fit.steps=20", "deny_fit.width=8")), quiet=True)
+    data = run.records(0)
+    per_game = np.split(data["x"], np.cumsum(data["games"])[:-1])
+    assert [int(g[0, 85:].sum()) for g in per_game] == [2, 3, 2, 3] and all(np.all(g[:, 85:] == g[0, 85:]) for g in per_game)
+    fitted = run.fitted[0]
+    assert fitted["value"]["table"] is True and fitted["value"]["inputs"] == 91 and fitted["deny"]["weight"] is None
+    assert fitted["later"]["table"] is True and fitted["later"]["inputs"] == 7 + 6 + 6  # W reads the table's size too
+    w = LaterValue(Value.from_state(fitted["later"]))
+    with pytest.raises(ValueError, match="fitted over several table sizes: give the table's size"):
+        w(np.zeros((1, 7)), np.array([2]))
+    assert later_inputs(np.zeros((1, 7)), np.array([2]), np.array([3]))[0, 13:].tolist() == [1, 1, 1, 0, 0, 0]
+    assert w(np.zeros((1, 7)), np.array([0]), np.array([3])).tolist() == [0.0]  # no round left: nothing later
+    assert {"vs_greedy@2p", "vs_greedy@3p", "mean_score@2p", "mean_score@3p"} <= run.log[-1].keys()
+    lines = [line.split(",") for line in (run.cfg.run_dir / "curve.csv").read_text().splitlines()[1:]]
+    assert [(row[0], row[6]) for row in lines] == [("0", "2"), ("0", "3"), ("1", "2"), ("1", "3")]  # the random start and one fit, each size
+    agent = make_agent(str(run.cfg.run_dir), num_players=3, game="grinch")
+    assert agent.num_players == [2, 3] and agent.deny.weight is None and repr(agent).endswith("deny=1/(n-1))")
+    with pytest.raises(ValueError, match=r"trained for num_players=\[2, 3\], not 4"):
+        make_agent(str(run.cfg.run_dir), num_players=4, game="grinch")
+    final_report(run, games=2, seed=5)
+    summary = json.loads((run.cfg.run_dir / "report" / "summary.json").read_text())
+    assert sorted(summary) == ["expectimax@2p", "expectimax@3p", "greedy@2p", "greedy@3p"]
+    assert summary["greedy@3p"]["num_players"] == 3 and summary["greedy@3p"]["parity"] == 1 / 3
+    assert (run.cfg.run_dir / "report" / "vs_greedy_3p.txt").exists()
+    with pytest.raises(ValueError, match=r"num_players lists a table size twice: \[2, 2\]"):
+        load_config(None, ["num_players=[2,2]"])
+    with pytest.raises(ValueError, match="num_players for Grinch Grow Your Heart must be an int in 2..6, got 7"):
+        load_config(None, ["num_players=[2,7]"])

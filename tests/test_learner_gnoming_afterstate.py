@@ -168,3 +168,15 @@ def test_the_shipped_gnoming_config_trains_at_five_players_against_search():
     cfg = load_config("configs/learner_gnoming_afterstate_5p.yaml")
     assert (cfg.game, cfg.num_players, cfg.run_name, cfg.final_play) == ("gnoming", 5, "learner_gnoming_afterstate_5p", "value")
     assert cfg.final_opponents == ["greedy", "search"] and cfg.eval_opponent == "search"
+
+
+def test_a_gnoming_run_over_two_table_sizes_plays_both_with_one_value(tmp_path):
+    run = train(AfterstateRun(_tiny(tmp_path, "num_players=[3,5]", "generations=1", "games_per_generation=4")), quiet=True)
+    data = run.records(0)
+    per_game = np.split(data["x"], np.cumsum(data["games"])[:-1])
+    size_columns = slice(NUM_FEATURES - 29, NUM_FEATURES - 24)  # context(): the table size's one-hot (3..7), then the piles' tops (2 x 12)
+    assert [int(np.argmax(g[0, size_columns])) + 3 for g in per_game] == [3, 5, 3, 5]
+    assert {"vs_random@3p", "vs_random@5p"} <= run.log[-1].keys()
+    assert make_agent(str(run.cfg.run_dir), num_players=5, game="gnoming").num_players == [3, 5]
+    with pytest.raises(ValueError, match=r"trained for num_players=\[3, 5\], not 4"):
+        make_agent(str(run.cfg.run_dir), num_players=4, game="gnoming")

@@ -62,15 +62,17 @@ SCALES = enc.Scales(resolve_layout("standard"))
 _LAYOUT = rt._layout("standard")
 SUIT_RANK = rt._CELL.reshape(NUM_CARDS, -1)  # card -> its suit x rank cell (24 cells)
 BONUS = np.flatnonzero(_LAYOUT.points > 0)  # the 12 bonus cards of the standard layout
+_TABLE = slice(enc.AT_TABLE, enc.GRINCH_SEAT)  # the seats at the table: n's bits
 _CONTEXT = (slice(enc.ROW_USED, enc.ROW_USED + NUM_ROWS), slice(enc.ROUNDS_LEFT, enc.TURN + 3), slice(enc.GRINCH_SEAT, enc.GRINCH_SEAT + 1))
 
 
-def features(obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def features(obs: np.ndarray, mask: np.ndarray, table: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """``(float32[D, 48, F] afterstate of each discard, bool[D, 48] legal discards)`` of ``D`` observations and masks.
 
     Per discard: the kept hand's suit x rank counts (/2) and bonus cards, its open rows' values (/30, a used row 0) and
     bonus (/20); per decision: the unseen cards' suit x rank counts (/2), the observer's used rows, the rounds left
-    (one-hot), the turn (one-hot) and whether the observer is the Grinch.
+    (one-hot), the turn (one-hot) and whether the observer is the Grinch; with ``table`` (a run over several table sizes)
+    also the seats at the table (6 bits, the first ``n`` set: the observation's own).
     """
     obs = np.asarray(obs, np.float32)
     hand = obs[:, :NUM_CARDS]
@@ -80,18 +82,28 @@ def features(obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     rows = rows * (used[:, None] < 0.5)
     seats = obs[:, enc.SEAT_BLOCK:enc.AT_TABLE].reshape(len(obs), -1, 4, NUM_CARDS)
     unseen = (hand + seats.max(2).sum(1) == 0).astype(np.float32)
-    ctx = np.concatenate([unseen @ SUIT_RANK / 2] + [obs[:, s] for s in _CONTEXT], 1)
+    ctx = np.concatenate([unseen @ SUIT_RANK / 2] + [obs[:, s] for s in _CONTEXT] + ([obs[:, _TABLE]] if table else []), 1)
     per = np.concatenate([after @ SUIT_RANK / 2, after[..., BONUS], rows / 30, bonus[..., None] / 20,
                           np.broadcast_to(ctx[:, None], (len(obs), NUM_CARDS, ctx.shape[1]))], -1)
     return per.astype(np.float32), np.asarray(mask)[:, :NUM_CARDS].astype(bool)
 
 
 NUM_FEATURES = features(np.zeros((1, enc.OBS_SIZE), np.float32), np.zeros((1, NUM_ACTIONS), bool))[0].shape[-1]  # 85
+NUM_TABLE_FEATURES = NUM_FEATURES + enc.GRINCH_SEAT - enc.AT_TABLE  # 91: with the seats at the table
 
 
-def later_inputs(used_after: np.ndarray, rounds_after: np.ndarray) -> np.ndarray:
-    """``W``'s input: the 7 used rows after the round's scoring and the rounds left after that round (one-hot of 6)."""
-    return np.concatenate([np.asarray(used_after, np.float32), np.eye(MAX_ROUNDS, dtype=np.float32)[np.asarray(rounds_after)]], 1)
+def table_size(obs: np.ndarray) -> int:
+    """The number of players at the table of one observation."""
+    return int(round(float(np.asarray(obs)[_TABLE].sum())))
+
+
+def later_inputs(used_after: np.ndarray, rounds_after: np.ndarray, players: np.ndarray | None = None) -> np.ndarray:
+    """``W``'s input: the 7 used rows after the round's scoring and the rounds left after that round (one-hot of 6); with
+    ``players`` (a run over several table sizes) also the seats at the table (6 bits, the first ``n`` set)."""
+    cols = [np.asarray(used_after, np.float32), np.eye(MAX_ROUNDS, dtype=np.float32)[np.asarray(rounds_after)]]
+    if players is not None:
+        cols.append((np.arange(_MAX_SEATS)[None] < np.asarray(players)[:, None]).astype(np.float32))
+    return np.concatenate(cols, 1)
 
 
 NUM_LATER_INPUTS = NUM_ROWS + MAX_ROUNDS
@@ -128,16 +140,22 @@ NUM_DENY_FEATURES = deny_features(np.zeros((1, enc.OBS_SIZE), np.float32)).shape
 
 class Denial:
     """``weight * G``: ``G`` (a :class:`Value` of :func:`deny_features`) the Grinch's points in the round after a Who's
-    discard, charged to the Who's discards (``weight`` 1/(n-1): its own points against the others' mean)."""
+    discard, charged to the Who's discards (``weight`` 1/(n-1): its own points against the others' mean; ``None``: that
+    of each observation's table, for a run over several table sizes)."""
 
-    def __init__(self, value: Value, weight: float) -> None:
-        self.value, self.weight = value, float(weight)
+    def __init__(self, value: Value, weight: float | None) -> None:
+        self.value, self.weight = value, None if weight is None else float(weight)
+
+    def weight_at(self, obs: np.ndarray) -> float:
+        """The charge's weight at the table of ``obs``."""
+        return 1.0 / (table_size(obs) - 1) if self.weight is None else self.weight
 
     def __call__(self, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:
         """The charge of each legal discard ``legal`` of one decision: 0 for the Grinch's own discards."""
-        if obs[enc.GRINCH_SEAT] > 0.5 or not self.weight:
+        weight = self.weight_at(obs)
+        if obs[enc.GRINCH_SEAT] > 0.5 or not weight:
             return np.zeros(len(legal))
-        return self.weight * self.value(deny_features(obs[None])[0, legal])
+        return weight * self.value(deny_features(obs[None])[0, legal])
 
 
 def discard_worths(scorer: Value, deny: Denial | None, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -168,10 +186,11 @@ def _rounds_after(obs: np.ndarray) -> int:
 
 
 class Value:
-    """An afterstate value in points: ``mu + sd * net(x)``."""
+    """An afterstate value in points: ``mu + sd * net(x)``; ``table``: its afterstates carry the seats at the table
+    (:func:`features`, a run over several table sizes)."""
 
-    def __init__(self, net: torch.nn.Module, mu: float, sd: float) -> None:
-        self.net, self.mu, self.sd = net.eval(), float(mu), float(sd)
+    def __init__(self, net: torch.nn.Module, mu: float, sd: float, table: bool = False) -> None:
+        self.net, self.mu, self.sd, self.table = net.eval(), float(mu), float(sd), bool(table)
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
         with torch.inference_mode():
@@ -180,18 +199,19 @@ class Value:
     def state(self) -> dict[str, Any]:
         """What a checkpoint holds of it: weights (tensors), input count, width, mean and scale."""
         first = self.net[0]
-        return {"model": {k: v.clone() for k, v in self.net.state_dict().items()}, "inputs": first.in_features, "width": first.out_features,
-                "mu": self.mu, "sd": self.sd}
+        out = {"model": {k: v.clone() for k, v in self.net.state_dict().items()}, "inputs": first.in_features, "width": first.out_features,
+               "mu": self.mu, "sd": self.sd}
+        return {**out, "table": True} if self.table else out
 
     @classmethod
     def from_state(cls, state: dict[str, Any]) -> Value:
         net = mlp(int(state["inputs"]), int(state["width"]))
         net.load_state_dict(state["model"])
-        return cls(net, state["mu"], state["sd"])
+        return cls(net, state["mu"], state["sd"], state.get("table", False))
 
     def discards(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(legal discards, their values)`` of one decision."""
-        x, m = features(obs[None], mask[None])
+        x, m = features(obs[None], mask[None], self.table)
         legal = np.flatnonzero(m[0])
         return legal, self(x[0, legal])
 
@@ -201,7 +221,7 @@ class Value:
         o[:, :NUM_CARDS] = hands
         out = np.empty(len(hands))
         for b in range(0, len(hands), 512):
-            x, m = features(o[b:b + 512], hands[b:b + 512].astype(bool))
+            x, m = features(o[b:b + 512], hands[b:b + 512].astype(bool), self.table)
             v = np.full(m.shape, -np.inf)
             v[m] = self(x[m])
             out[b:b + 512] = v.max(1)
@@ -250,14 +270,22 @@ class Value:
 
 
 class LaterValue:
-    """``W(used rows after the round, rounds left after it)`` in points, 0 when no round is left."""
+    """``W(used rows after the round, rounds left after it)`` in points, 0 when no round is left; of a run over several
+    table sizes (its value's ``table``), also of the table's size ``players``."""
 
     def __init__(self, value: Value) -> None:
         self.value = value
 
-    def __call__(self, used_after: np.ndarray, rounds_after: np.ndarray) -> np.ndarray:
+    def __call__(self, used_after: np.ndarray, rounds_after: np.ndarray, players: np.ndarray | None = None) -> np.ndarray:
         rounds_after = np.asarray(rounds_after)
-        return np.where(rounds_after > 0, self.value(later_inputs(used_after, rounds_after)), 0.0)
+        if self.value.table and players is None:
+            raise ValueError("this W was fitted over several table sizes: give the table's size (players)")
+        return np.where(rounds_after > 0, self.value(later_inputs(used_after, rounds_after, players if self.value.table else None)), 0.0)
+
+    def at(self, obs: np.ndarray, used_after: np.ndarray) -> np.ndarray:
+        """``W`` of the rows ``used_after [K, 7]`` after the current round of the observation ``obs``."""
+        k = len(used_after)
+        return self(used_after, np.full(k, _rounds_after(obs)), np.full(k, table_size(obs)))
 
     def rows(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(legal score actions, each row's points now plus W after it)`` (the hand's bonus is the same for every row)."""
@@ -265,14 +293,14 @@ class LaterValue:
         points, _ = rt.hand_values(np.asarray(obs[None, :NUM_CARDS], np.float32))
         used = np.repeat(np.asarray(obs[None, enc.ROW_USED:enc.ROW_USED + NUM_ROWS], np.float32), len(legal), 0)
         used[np.arange(len(legal)), legal] = 1.0
-        return legal + SCORE_BASE, points[0, legal] + self(used, np.full(len(legal), _rounds_after(obs)))
+        return legal + SCORE_BASE, points[0, legal] + self.at(obs, used)
 
 
 class RulesLeafValue(Value):
     """``V`` with the rules at the round's end (``play`` ``leaf``, ``lookahead``, ``lookahead2``: module docstring)."""
 
     def __init__(self, value: Value, later: LaterValue, lookahead: bool, first: bool = False, roles: str = "who") -> None:
-        super().__init__(value.net, value.mu, value.sd)
+        super().__init__(value.net, value.mu, value.sd, value.table)
         self.later, self.lookahead, self.first, self.roles = later, lookahead, first, roles
 
     def _pairs(self, obs: np.ndarray, kept: np.ndarray) -> np.ndarray:
@@ -293,7 +321,7 @@ class RulesLeafValue(Value):
         after = np.repeat(used[None].astype(np.float32), len(open_rows), 0)
         after[np.arange(len(open_rows)), open_rows] = 1.0
         w = np.full(NUM_ROWS, -np.inf)
-        w[open_rows] = self.later(after, np.full(len(open_rows), _rounds_after(obs)))
+        w[open_rows] = self.later.at(obs, after)
         return (points + w[None]).max(1) + bonus
 
     def _best_final(self, obs: np.ndarray, hands: np.ndarray) -> np.ndarray:
@@ -372,7 +400,7 @@ class AfterstateAgent:
         return np.array([self.act(o, m) for o, m in zip(observations, masks)], dtype=np.int64)
 
     def __repr__(self) -> str:
-        deny = "" if self.deny is None else f", deny={self.deny.weight:g}"
+        deny = "" if self.deny is None else f", deny={'1/(n-1)' if self.deny.weight is None else format(self.deny.weight, 'g')}"
         return f"AfterstateAgent(name={self.name!r}, play={self.play!r}, roles={self.roles!r}{deny})"
 
 
@@ -423,5 +451,5 @@ def denial_of(fitted: dict[str, Any], weight: Any = None, where: str = "aftersta
     return Denial(Value.from_state(fitted["deny"]), fitted["deny"]["weight"] if weight is None else weight)
 
 
-__all__ = ["DENY_FEATURES_VERSION", "FEATURES_VERSION", "NUM_DENY_FEATURES", "NUM_FEATURES", "PLAYS", "ROLES", "AfterstateAgent", "Denial",
-           "LaterValue", "RulesLeafValue", "Value", "agent_from", "denial_of", "deny_features", "discard_worths", "features", "later_inputs", "mlp", "scorer", "softmax_pick"]
+__all__ = ["DENY_FEATURES_VERSION", "FEATURES_VERSION", "NUM_DENY_FEATURES", "NUM_FEATURES", "NUM_TABLE_FEATURES", "PLAYS", "ROLES", "AfterstateAgent", "Denial",
+           "LaterValue", "RulesLeafValue", "Value", "agent_from", "denial_of", "deny_features", "discard_worths", "features", "later_inputs", "mlp", "scorer", "softmax_pick", "table_size"]

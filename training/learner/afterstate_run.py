@@ -32,7 +32,9 @@ every game is played from a seed drawn from ``(seed, g)`` by values the checkpoi
 again to the same records), ``curve.csv``/``curve.png`` (the learner's format) and, at the end, ``report/`` (``final_play``
 against each of ``final_opponents``, ``final_games`` seat-rotated paired deals).  ``latest.pt`` is written after every
 generation: ``--resume`` continues from the last finished one, and an interrupted run ends with the same values as an
-uninterrupted one.  ``config.yaml`` beside it is the resolved config, to read.  The run's agent: ``make_agent("checkpoints/<run>")`` (options ``play`` and ``generation``).
+uninterrupted one.  ``config.yaml`` beside it is the resolved config, to read.  With ``num_players`` a list (say ``[2, 3, 4, 5,
+6]``) a generation's games go round the sizes in turn, one set of values is fitted on them all (the Grinch's afterstates
+then carry the seats at the table, Gnoming's always do), and the curve and the report have one line per size.  The run's agent: ``make_agent("checkpoints/<run>")`` (options ``play`` and ``generation``).
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ from training.learner.afterstate import (
     FEATURES_VERSION,
     NUM_DENY_FEATURES,
     NUM_FEATURES,
+    NUM_TABLE_FEATURES,
     PLAYS,
     AfterstateAgent,
     Denial,
@@ -96,7 +99,8 @@ class AfterstateConfig(_Section):
 
     game: Literal["grinch", "gnoming"] = Field("grinch", description="the game: the Grinch (afterstate values of its hands and rows) or "
                                                "Gnoming (training.learner.gnoming_afterstate: of its layouts)")
-    num_players: int = 2
+    num_players: int | list[int] = Field(2, description="table size, or a list of sizes: a generation's games go round them in turn and "
+                                         "one set of values plays them all (the Grinch's afterstates then carry the table's size)")
     run_name: str = "learner_grinch_afterstate_value"
     checkpoint_dir: str = "checkpoints"
     seed: int = 0
@@ -112,7 +116,7 @@ class AfterstateConfig(_Section):
     later: FitSection = Field(default_factory=lambda: FitSection(width=64, steps=3000))
     deny: bool = Field(False, description="also fit G, the Grinch's points in the round after each Who's discard, and charge "
                        "deny_weight x G to the Who's discards (in generation play and in the agent)")
-    deny_weight: float | None = Field(None, ge=0, le=10, description="the charge's weight; default 1/(num_players-1): the Who's own "
+    deny_weight: float | None = Field(None, ge=0, le=10, description="the charge's weight; default 1/(n-1) at a table of n: the Who's own "
                                       "points against the others' mean")
     deny_fit: FitSection = Field(default_factory=lambda: FitSection(width=64, steps=1000))  # a noisy target: longer fits overfit it
     workers: int = Field(1, ge=1, description="processes that play a generation's games (the records do not depend on it)")
@@ -127,7 +131,14 @@ class AfterstateConfig(_Section):
     @model_validator(mode="after")
     def _fits(self) -> AfterstateConfig:
         spec = get_game(self.game)
-        spec.check_num_players(self.num_players)
+        sizes = self.table_sizes
+        if not sizes or any(isinstance(n, bool) or not isinstance(n, int) for n in sizes):
+            raise ValueError(f"num_players must be an int or a non-empty list of ints in {spec.min_players}..{spec.max_players}, "
+                             f"got {self.num_players!r}")
+        if len(set(sizes)) != len(sizes):
+            raise ValueError(f"num_players lists a table size twice: {self.num_players}")
+        for n in sizes:
+            spec.check_num_players(n)
         grinch = self.game == "grinch"
         if self.final_opponents is None:
             self.final_opponents = ["greedy", "expectimax" if grinch else "search"]
@@ -141,11 +152,27 @@ class AfterstateConfig(_Section):
         from grinch_env.agents import make_agent
 
         for opp in [self.eval_opponent, *self.final_opponents]:
-            try:
-                make_agent(opp, num_players=self.num_players, game=self.game, seed=0)
-            except (ValueError, KeyError, FileNotFoundError) as exc:
-                raise ValueError(f"opponent {opp!r} is not an agent of {spec.title}: {exc}") from None
+            for n in sizes:
+                try:
+                    make_agent(opp, num_players=n, game=self.game, seed=0)
+                except (ValueError, KeyError, FileNotFoundError) as exc:
+                    raise ValueError(f"opponent {opp!r} is not an agent of {spec.title}: {exc}") from None
         return self
+
+    @property
+    def table_sizes(self) -> list[int]:
+        """The table sizes the run plays, in the order its games go round them."""
+        return [self.num_players] if isinstance(self.num_players, int) else list(self.num_players)
+
+    @property
+    def multi(self) -> bool:
+        """Whether the run plays several table sizes (its Grinch afterstates then carry the table: :func:`features`)."""
+        return not isinstance(self.num_players, int)
+
+    def size_of(self, game: int) -> int:
+        """The table size of a generation's game number ``game``."""
+        sizes = self.table_sizes
+        return sizes[game % len(sizes)]
 
     @property
     def run_dir(self) -> Path:
@@ -164,9 +191,9 @@ class Explorer:
     """Generation play: uniformly random (``value`` None: generation 0), or the fitted values with softmax exploration."""
 
     def __init__(self, value: Value | None, later: LaterValue | None, temperature: float, play_draws: str, draw_samples: int = 8,
-                 deny: Denial | None = None) -> None:
+                 deny: Denial | None = None, table: bool = False) -> None:
         self.value, self.later, self.temperature, self.play_draws, self.draw_samples = value, later, temperature, play_draws, draw_samples
-        self.deny = deny
+        self.deny, self.table = deny, table  # table: the records' afterstates carry the table's size (a run over several)
 
     def __call__(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> tuple[int, float]:
         """``(action, entropy of the distribution it was drawn from)``."""
@@ -204,7 +231,7 @@ def play_game(explorer: Explorer, num_players: int, seed: int) -> dict[str, np.n
         obs, mask = np.asarray(view["observation"], np.float32), np.asarray(view["action_mask"]).astype(bool)
         action, entropy = explorer(obs, mask, rng) if mask.sum() > 1 else (int(np.flatnonzero(mask)[0]), 0.0)
         if mask[:DRAW_PILE_ACTION].sum() >= 2:
-            x, _ = features(obs[None], mask[None])
+            x, _ = features(obs[None], mask[None], explorer.table)
             xs.append(x[0, action])
             used.append(obs[enc.ROW_USED:enc.ROW_USED + NUM_ROWS].copy())
             ent.append(entropy)
@@ -220,7 +247,7 @@ def play_game(explorer: Explorer, num_players: int, seed: int) -> dict[str, np.n
     t = np.array(starts, np.float32)  # [rounds + 1, seats]
     used_after = np.array(used, np.float32).reshape(-1, NUM_ROWS)
     used_after[np.arange(len(rec)), [scored[s, r] for s, r in rec]] = 1.0
-    return {"x": np.array(xs, np.float32).reshape(-1, NUM_FEATURES), "entropy": np.array(ent, np.float32),
+    return {"x": np.array(xs, np.float32).reshape(-1, NUM_TABLE_FEATURES if explorer.table else NUM_FEATURES), "entropy": np.array(ent, np.float32),
             "round": np.array([t[r + 1, s] - t[r, s] for s, r in rec], np.float32),
             "own": np.array([t[-1, s] - t[r, s] for s, r in rec], np.float32),
             "used_after": used_after, "rounds_after": np.array([game.num_rounds - r - 1 for _, r in rec], np.int64),
@@ -232,9 +259,10 @@ def play_game(explorer: Explorer, num_players: int, seed: int) -> dict[str, np.n
 _PLAYER: dict[str, Any] = {}
 
 
-def _init_player(fitted: dict[str, Any] | None, temperature: float, play_draws: str, draw_samples: int, game: str = "grinch") -> None:
+def _init_player(fitted: dict[str, Any] | None, temperature: float, play_draws: str, draw_samples: int, game: str = "grinch",
+                 table: bool = False) -> None:
     torch.set_num_threads(1)
-    _PLAYER["explorer"], _PLAYER["play"] = explorer_of(fitted, temperature, play_draws, draw_samples, game), _play_of(game)
+    _PLAYER["explorer"], _PLAYER["play"] = explorer_of(fitted, temperature, play_draws, draw_samples, game, table), _play_of(game)
 
 
 def _worker_play(num_players: int, seed: int) -> dict[str, np.ndarray]:
@@ -251,14 +279,16 @@ def record_keys(game: str) -> tuple[str, ...]:
     return RECORD_KEYS if game == "grinch" else gnoming_afterstate.RECORD_KEYS
 
 
-def explorer_of(fitted: dict[str, Any] | None, temperature: float, play_draws: str, draw_samples: int = 8, game: str = "grinch") -> Any:
-    """Generation play of the values ``fitted`` (None: uniformly random), the game's :class:`Explorer`."""
+def explorer_of(fitted: dict[str, Any] | None, temperature: float, play_draws: str, draw_samples: int = 8, game: str = "grinch",
+                table: bool = False) -> Any:
+    """Generation play of the values ``fitted`` (None: uniformly random), the game's :class:`Explorer`; ``table``: the
+    Grinch's records carry the table's size (a run over several; Gnoming's layouts always do)."""
     if game == "gnoming":
         return gnoming_afterstate.Explorer(None if fitted is None else Value.from_state(fitted["value"]), temperature)
     if fitted is None:
-        return Explorer(None, None, temperature, play_draws, draw_samples)
+        return Explorer(None, None, temperature, play_draws, draw_samples, table=table)
     return Explorer(Value.from_state(fitted["value"]), LaterValue(Value.from_state(fitted["later"])), temperature, play_draws, draw_samples,
-                    denial_of(fitted))
+                    denial_of(fitted), table)
 
 
 def features_version(game: str) -> int:
@@ -307,16 +337,21 @@ def fit_generation(records: dict[str, np.ndarray], cfg: AfterstateConfig, genera
         target = records["round"]
         value, ev = fit_value(records["x"].astype(np.float32), target, cfg.value, seed=1_000 * cfg.seed + 2 * generation)
         return {"value": value.state()}, {"explained_variance": ev, "target_mean": float(target.mean()), "target_sd": float(target.std())}
-    later, ev_later = fit_value(later_inputs(records["used_after"], records["rounds_after"]), records["own"] - records["round"],
+    players = np.rint(records["x"][:, NUM_FEATURES:].sum(1)).astype(np.int64) if cfg.multi else None  # the seats at each record's table
+    later, ev_later = fit_value(later_inputs(records["used_after"], records["rounds_after"], players), records["own"] - records["round"],
                                 cfg.later, seed=1_000 * cfg.seed + 2 * generation + 1)
+    later.table = cfg.multi
     w = LaterValue(later)
-    target = records["round"] + w(records["used_after"], records["rounds_after"])
+    target = records["round"] + w(records["used_after"], records["rounds_after"], players)
     value, ev = fit_value(records["x"], target, cfg.value, seed=1_000 * cfg.seed + 2 * generation)
+    value.table = cfg.multi
     fitted = {"value": value.state(), "later": later.state()}
     stats = {"explained_variance": ev, "later_explained_variance": ev_later, "target_mean": float(target.mean()), "target_sd": float(target.std())}
     if cfg.deny:  # G: the Grinch's points in the round after each Who's discard
         deny, ev_deny = fit_value(records["deny_x"].astype(np.float32), records["deny_y"], cfg.deny_fit, seed=1_000 * cfg.seed + 500 + generation)
-        weight = 1.0 / (cfg.num_players - 1) if cfg.deny_weight is None else cfg.deny_weight
+        weight = cfg.deny_weight  # None: 1/(n-1) at each decision's table (a run over several sizes)
+        if weight is None and not cfg.multi:
+            weight = 1.0 / (cfg.num_players - 1)
         fitted["deny"] = {**deny.state(), "weight": weight, "features_version": DENY_FEATURES_VERSION}
         stats["deny_explained_variance"], stats["deny_records"] = ev_deny, len(records["deny_y"])
     return fitted, stats
@@ -393,15 +428,17 @@ class AfterstateRun:
             if data.get("seeds") is not None and data["seeds"].tolist() == seeds and set(record_keys(cfg.game)) <= data.keys():
                 return data  # else another run's games (its latest.pt removed, its data/ left), or older code's: played again
         fitted = None if generation == 0 else self.fitted[generation - 1]
+        table = cfg.multi and cfg.game == "grinch"
         if cfg.workers == 1:
-            explorer, play = explorer_of(fitted, cfg.temperature, cfg.play_draws, cfg.draw_samples, cfg.game), _play_of(cfg.game)
-            games = [play(explorer, cfg.num_players, s) for s in seeds]
+            explorer, play = explorer_of(fitted, cfg.temperature, cfg.play_draws, cfg.draw_samples, cfg.game, table), _play_of(cfg.game)
+            games = [play(explorer, cfg.size_of(i), s) for i, s in enumerate(seeds)]
         else:
             import multiprocessing
 
             ctx = multiprocessing.get_context("spawn")  # not fork: a forked copy of a process that has used torch's threads can hang
-            with ctx.Pool(cfg.workers, initializer=_init_player, initargs=(fitted, cfg.temperature, cfg.play_draws, cfg.draw_samples, cfg.game)) as pool:
-                games = pool.starmap(_worker_play, [(cfg.num_players, s) for s in seeds], chunksize=8)
+            with ctx.Pool(cfg.workers, initializer=_init_player, initargs=(fitted, cfg.temperature, cfg.play_draws, cfg.draw_samples, cfg.game,
+                                                                           table)) as pool:
+                games = pool.starmap(_worker_play, [(cfg.size_of(i), s) for i, s in enumerate(seeds)], chunksize=8)
         data = {k: np.concatenate([g[k] for g in games]) for k in games[0]}
         data["games"] = np.array([len(g["round"]) for g in games], np.int64)  # records per game
         data["seeds"] = np.array(seeds, np.int64)
@@ -439,45 +476,54 @@ class AfterstateRun:
         g = self.generation - 1 if generation is None else generation
         fitted = self.fitted[g]
         if self.cfg.game == "gnoming":
-            return gnoming_afterstate.GnomingAfterstateAgent(Value.from_state(fitted["value"]), f"{self.cfg.run_name}/g{g}", [self.cfg.num_players])
+            return gnoming_afterstate.GnomingAfterstateAgent(Value.from_state(fitted["value"]), f"{self.cfg.run_name}/g{g}", self.cfg.table_sizes)
         return AfterstateAgent(Value.from_state(fitted["value"]), LaterValue(Value.from_state(fitted["later"])), play or self.cfg.eval_play,
-                               f"{self.cfg.run_name}/g{g}", [self.cfg.num_players], deny=denial_of(fitted))
+                               f"{self.cfg.run_name}/g{g}", self.cfg.table_sizes, deny=denial_of(fitted))
+
+    def _key(self, n: int) -> str:
+        """The log's key of the curve's matches at ``n`` players: ``vs_<opponent>``, ``vs_<opponent>@<n>p`` in a run over several sizes."""
+        return f"vs_{self.cfg.eval_opponent}" + (f"@{n}p" if self.cfg.multi else "")
 
     def evaluate(self, agent: Any) -> dict[str, list[float]]:
-        """``agent`` against ``eval_opponent`` (``eval_games`` seat-rotated paired deals, the same every generation):
-        ``{"vs_<opponent>": [win share, 95% half-width]}``; empty with ``eval_games`` 0."""
+        """``agent`` against ``eval_opponent`` (``eval_games`` seat-rotated paired deals at each table size, the same every
+        generation): ``{"vs_<opponent>": [win share, 95% half-width], "mean_score": ...}`` (keys ``...@<n>p`` in a run over
+        several sizes); empty with ``eval_games`` 0."""
         from grinch_env.evaluation.evaluate import evaluate
 
         cfg = self.cfg
         if not cfg.eval_games:
             return {}
-        n = cfg.num_players
-        res = evaluate([agent] + [cfg.eval_opponent] * (n - 1), num_players=n, num_games=cfg.eval_games, seed=10_000 * (cfg.seed + 1) + n, game=cfg.game)
-        a = res.per_agent[res.agents[0]]
-        lo, hi = a["win_rate_ci"]
-        return {f"vs_{cfg.eval_opponent}": [round(a["win_rate"], 4), round((hi - lo) / 2, 4)], "mean_score": round(a["mean_score"], 2)}
+        out: dict[str, Any] = {}
+        for n in cfg.table_sizes:
+            res = evaluate([agent] + [cfg.eval_opponent] * (n - 1), num_players=n, num_games=cfg.eval_games, seed=10_000 * (cfg.seed + 1) + n,
+                           game=cfg.game)
+            a = res.per_agent[res.agents[0]]
+            lo, hi = a["win_rate_ci"]
+            out[self._key(n)] = [round(a["win_rate"], 4), round((hi - lo) / 2, 4)]
+            out["mean_score" + self._key(n)[len(f"vs_{cfg.eval_opponent}"):]] = round(a["mean_score"], 2)
+        return out
 
     def curve(self) -> list[dict[str, Any]]:
         """The log as learner curve rows (``training.learner.run.CURVE_FIELDS``); ``entropy``: the mean entropy of the
         generation play's discard distributions."""
         rows, samples, games = [], 0, 0
-        key = f"vs_{self.cfg.eval_opponent}"
         for r in self.log:
             samples += r.get("records", 0)
             games += r.get("games", 0)
-            if key in r:
-                win, hw = r[key]
-                rows.append({"iteration": r["generation"] + 1 if "records" in r else 0, "samples": samples, "games": games,
-                             "train_seconds": r["cpu_seconds"], "wall_seconds": r["wall_seconds"], "opponent": self.cfg.eval_opponent,
-                             "num_players": self.cfg.num_players, "win_share": win, "half_width": hw,
-                             "explained_variance": r.get("explained_variance", float("nan")), "entropy": r.get("play_entropy", float("nan")),
-                             "value_loss": float("nan"), "epsilon": float("nan")})
+            for n in self.cfg.table_sizes:
+                if self._key(n) in r:
+                    win, hw = r[self._key(n)]
+                    rows.append({"iteration": r["generation"] + 1 if "records" in r else 0, "samples": samples, "games": games,
+                                 "train_seconds": r["cpu_seconds"], "wall_seconds": r["wall_seconds"], "opponent": self.cfg.eval_opponent,
+                                 "num_players": n, "win_share": win, "half_width": hw,
+                                 "explained_variance": r.get("explained_variance", float("nan")),
+                                 "entropy": r.get("play_entropy", float("nan")), "value_loss": float("nan"), "epsilon": float("nan")})
         return rows
 
     def write_curve(self) -> None:
         from training.learner.run import write_curve
 
-        write_curve(self.curve(), self.cfg.run_dir, f"{self.cfg.game} afterstate values {self.cfg.run_name}", parity=1.0 / self.cfg.num_players)
+        write_curve(self.curve(), self.cfg.run_dir, f"{self.cfg.game} afterstate values {self.cfg.run_name}", parity=1.0 / self.cfg.table_sizes[0])
 
 
 def train(run: AfterstateRun, generations: int | None = None, quiet: bool = False) -> AfterstateRun:
@@ -499,8 +545,9 @@ def train(run: AfterstateRun, generations: int | None = None, quiet: bool = Fals
 
 
 def final_report(run: AfterstateRun, games: int, seed: int = 4242, processes: int = 1) -> dict[str, Any]:
-    """``final_play`` of the last generation against each of ``final_opponents``: ``games`` seat-rotated paired deals;
-    writes ``report/summary.json`` and ``report/vs_<opponent>.txt`` (a report keeps its other opponents' entries)."""
+    """``final_play`` of the last generation against each of ``final_opponents`` at each table size: ``games`` seat-rotated
+    paired deals; writes ``report/summary.json`` (keys ``<opponent>``, or ``<opponent>@<n>p`` in a run over several sizes)
+    and ``report/vs_<opponent>.txt`` (``vs_<opponent>_<n>p.txt``); a report keeps its other entries."""
     from grinch_env.evaluation.evaluate import evaluate
 
     cfg = run.cfg
@@ -509,15 +556,16 @@ def final_report(run: AfterstateRun, games: int, seed: int = 4242, processes: in
     earlier = report / "summary.json"
     kept = json.loads(earlier.read_text()) if earlier.exists() else {}
     spec = f"{cfg.run_dir}:play={cfg.final_play}"  # the saved checkpoint, as any user loads it (and picklable for the workers)
-    n = cfg.num_players
     out = {}
-    for opp in cfg.final_opponents:
-        res = evaluate([spec] + [opp] * (n - 1), num_players=n, num_games=games, seed=seed, game=cfg.game, processes=processes)
-        a = res.per_agent[res.agents[0]]
-        out[opp] = {"games": games, "num_players": n, "play": cfg.final_play, "generation": run.generation - 1, "win_rate": a["win_rate"],
-                    "win_rate_ci": a["win_rate_ci"], "mean_score": a["mean_score"], "parity": 1.0 / n}
-        (report / f"vs_{opp}.txt").write_text(res.table() + "\n")
-        print(res.table(), flush=True)
+    for n in cfg.table_sizes:
+        for opp in cfg.final_opponents:
+            res = evaluate([spec] + [opp] * (n - 1), num_players=n, num_games=games, seed=seed, game=cfg.game, processes=processes)
+            a = res.per_agent[res.agents[0]]
+            out[f"{opp}@{n}p" if cfg.multi else opp] = {"games": games, "num_players": n, "play": cfg.final_play, "generation": run.generation - 1,
+                                                        "win_rate": a["win_rate"], "win_rate_ci": a["win_rate_ci"], "mean_score": a["mean_score"],
+                                                        "parity": 1.0 / n}
+            (report / (f"vs_{opp}_{n}p.txt" if cfg.multi else f"vs_{opp}.txt")).write_text(res.table() + "\n")
+            print(res.table(), flush=True)
     (report / "summary.json").write_text(json.dumps({**kept, **out}, indent=2) + "\n")
     return out
 

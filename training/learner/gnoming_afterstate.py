@@ -273,7 +273,8 @@ def agent_from(ckpt: dict[str, Any], file: Path, seed: int | None = None, option
     if not isinstance(gen, int) or isinstance(gen, bool) or not 0 <= gen < len(fitted):
         raise AgentOptionError(f"Gnoming afterstate checkpoint {str(file)!r}: generation must be an int in 0..{len(fitted) - 1}, got {gen!r}")
     cfg = ckpt["config"]
-    return GnomingAfterstateAgent(Value.from_state(fitted[gen]["value"]), f"{cfg['run_name']}/g{gen}", [cfg["num_players"]])
+    return GnomingAfterstateAgent(Value.from_state(fitted[gen]["value"]), f"{cfg['run_name']}/g{gen}",
+                                  [cfg["num_players"]] if isinstance(cfg["num_players"], int) else list(cfg["num_players"]))
 
 
 class Explorer:
