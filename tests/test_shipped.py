@@ -175,7 +175,7 @@ AFTERSTATE = {
     "learner_grinch_afterstate_value": (4, "learner_grinch_afterstate_value", 2, 1200, {"greedy": "above", "expectimax": "parity"}),
     "learner_grinch_afterstate_value_4p": (3, "learner_grinch_afterstate_value_4p", 4, 600, {"greedy": "above", "expectimax": "parity"}),
     "learner_grinch_afterstate_deny": (4, "learner_grinch_afterstate_deny", 2, 2400, {"greedy": "above", "expectimax": "parity"}),
-    "learner_grinch_afterstate_deny_4p": (4, "learner_grinch_afterstate_deny_4p", 4, 1200, {"greedy": "above", "expectimax": "parity"}),
+    "learner_grinch_afterstate_deny_4p": (6, "learner_grinch_afterstate_deny_4p", 4, 1200, {"greedy": "above", "expectimax": "above"}),
 }
 
 # Gnoming's afterstate values from random play (afterstate_run with game: gnoming), checked by the same test as the Grinch's.
