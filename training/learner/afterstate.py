@@ -53,6 +53,7 @@ from grinch_env.grinch.agents.base import decode
 from grinch_env.grinch.cards import NUM_CARDS
 from grinch_env.grinch.game import DRAW_DISCARD_BASE, DRAW_PILE_ACTION, MAX_ROUNDS, NUM_ACTIONS, SCORE_BASE
 from grinch_env.grinch.scoring import NUM_ROWS, resolve_layout
+from training.learner.config import table_sizes
 from training.learner.formats import AFTERSTATE_FORMAT
 
 FEATURES_VERSION = 1  # bump when features() changes: a checkpoint fitted on other columns is refused
@@ -62,6 +63,7 @@ SCALES = enc.Scales(resolve_layout("standard"))
 _LAYOUT = rt._layout("standard")
 SUIT_RANK = rt._CELL.reshape(NUM_CARDS, -1)  # card -> its suit x rank cell (24 cells)
 BONUS = np.flatnonzero(_LAYOUT.points > 0)  # the 12 bonus cards of the standard layout
+_MAX_SEATS = enc.GRINCH_SEAT - enc.AT_TABLE  # relative seats in the observation (6)
 _TABLE = slice(enc.AT_TABLE, enc.GRINCH_SEAT)  # the seats at the table: n's bits
 _CONTEXT = (slice(enc.ROW_USED, enc.ROW_USED + NUM_ROWS), slice(enc.ROUNDS_LEFT, enc.TURN + 3), slice(enc.GRINCH_SEAT, enc.GRINCH_SEAT + 1))
 
@@ -89,7 +91,7 @@ def features(obs: np.ndarray, mask: np.ndarray, table: bool = False) -> tuple[np
 
 
 NUM_FEATURES = features(np.zeros((1, enc.OBS_SIZE), np.float32), np.zeros((1, NUM_ACTIONS), bool))[0].shape[-1]  # 85
-NUM_TABLE_FEATURES = NUM_FEATURES + enc.GRINCH_SEAT - enc.AT_TABLE  # 91: with the seats at the table
+NUM_TABLE_FEATURES = NUM_FEATURES + _MAX_SEATS  # 91: with the seats at the table
 
 
 def table_size(obs: np.ndarray) -> int:
@@ -108,7 +110,6 @@ def later_inputs(used_after: np.ndarray, rounds_after: np.ndarray, players: np.n
 
 NUM_LATER_INPUTS = NUM_ROWS + MAX_ROUNDS
 DENY_FEATURES_VERSION = 1  # bump when deny_features() changes
-_MAX_SEATS = enc.GRINCH_SEAT - enc.AT_TABLE  # relative seats in the observation (6)
 
 
 def deny_features(obs: np.ndarray) -> np.ndarray:
@@ -430,7 +431,7 @@ def agent_from(ckpt: dict[str, Any], file: Path, seed: int | None = None, option
         raise AgentOptionError(f"afterstate checkpoint {str(file)!r}: generation must be an int in 0..{len(fitted) - 1}, got {gen!r}")
     play, roles = options.get("play", "lookahead"), options.get("roles", "who")
     cfg = ckpt["config"]
-    sizes = [cfg["num_players"]] if isinstance(cfg["num_players"], int) else list(cfg["num_players"])
+    sizes = table_sizes(cfg["num_players"])
     value, later = Value.from_state(fitted[gen]["value"]), LaterValue(Value.from_state(fitted[gen]["later"]))
     deny = denial_of(fitted[gen], options.get("deny"), f"afterstate checkpoint {str(file)!r}")
     label = (f"{cfg['run_name']}/g{gen}" + ("" if play == "lookahead" else f":play={play}") + ("" if roles == "who" else f":roles={roles}")

@@ -76,6 +76,7 @@ from training.learner.afterstate import (
     mlp,
     softmax_pick,
 )
+from training.learner.config import check_table_sizes, table_sizes
 from training.learner.expert import _cpu_seconds  # CPU seconds of this process and its finished workers
 from training.learner.formats import AFTERSTATE_FORMAT, LATEST, read_run_file
 
@@ -131,14 +132,7 @@ class AfterstateConfig(_Section):
     @model_validator(mode="after")
     def _fits(self) -> AfterstateConfig:
         spec = get_game(self.game)
-        sizes = self.table_sizes
-        if not sizes or any(isinstance(n, bool) or not isinstance(n, int) for n in sizes):
-            raise ValueError(f"num_players must be an int or a non-empty list of ints in {spec.min_players}..{spec.max_players}, "
-                             f"got {self.num_players!r}")
-        if len(set(sizes)) != len(sizes):
-            raise ValueError(f"num_players lists a table size twice: {self.num_players}")
-        for n in sizes:
-            spec.check_num_players(n)
+        sizes = check_table_sizes(self.game, self.num_players)
         grinch = self.game == "grinch"
         if self.final_opponents is None:
             self.final_opponents = ["greedy", "expectimax" if grinch else "search"]
@@ -162,7 +156,7 @@ class AfterstateConfig(_Section):
     @property
     def table_sizes(self) -> list[int]:
         """The table sizes the run plays, in the order its games go round them."""
-        return [self.num_players] if isinstance(self.num_players, int) else list(self.num_players)
+        return table_sizes(self.num_players)
 
     @property
     def multi(self) -> bool:
@@ -302,8 +296,9 @@ def game_seeds(seed: int, generation: int, games: int) -> list[int]:
 
 
 # ------------------------------------------------------------------ fitting
-def fit_value(x: np.ndarray, y: np.ndarray, cfg: FitSection, seed: int) -> tuple[Value, float]:
-    """An MLP from ``x`` to the standardised ``y``, seeded; return it as a :class:`Value` in ``y``'s units and its held-out explained variance."""
+def fit_value(x: np.ndarray, y: np.ndarray, cfg: FitSection, seed: int, table: bool = False) -> tuple[Value, float]:
+    """An MLP from ``x`` to the standardised ``y``, seeded; return it as a :class:`Value` in ``y``'s units (``table``: its
+    inputs carry the seats at the table) and its held-out explained variance."""
     held = max(1, int(len(y) * cfg.held_out))
     n = len(y) - held
     if n < 1:
@@ -327,7 +322,7 @@ def fit_value(x: np.ndarray, y: np.ndarray, cfg: FitSection, seed: int) -> tuple
         pred = net(xt[n:]).squeeze(-1).numpy()
     var = float(np.var(yt[n:].numpy()))
     ev = 1.0 - float(np.var(yt[n:].numpy() - pred)) / var if var > 0 else float("nan")
-    return Value(net, mu, sd), ev
+    return Value(net, mu, sd, table), ev
 
 
 def fit_generation(records: dict[str, np.ndarray], cfg: AfterstateConfig, generation: int) -> tuple[dict[str, Any], dict[str, float]]:
@@ -339,12 +334,10 @@ def fit_generation(records: dict[str, np.ndarray], cfg: AfterstateConfig, genera
         return {"value": value.state()}, {"explained_variance": ev, "target_mean": float(target.mean()), "target_sd": float(target.std())}
     players = np.rint(records["x"][:, NUM_FEATURES:].sum(1)).astype(np.int64) if cfg.multi else None  # the seats at each record's table
     later, ev_later = fit_value(later_inputs(records["used_after"], records["rounds_after"], players), records["own"] - records["round"],
-                                cfg.later, seed=1_000 * cfg.seed + 2 * generation + 1)
-    later.table = cfg.multi
+                                cfg.later, seed=1_000 * cfg.seed + 2 * generation + 1, table=cfg.multi)
     w = LaterValue(later)
     target = records["round"] + w(records["used_after"], records["rounds_after"], players)
-    value, ev = fit_value(records["x"], target, cfg.value, seed=1_000 * cfg.seed + 2 * generation)
-    value.table = cfg.multi
+    value, ev = fit_value(records["x"], target, cfg.value, seed=1_000 * cfg.seed + 2 * generation, table=cfg.multi)
     fitted = {"value": value.state(), "later": later.state()}
     stats = {"explained_variance": ev, "later_explained_variance": ev_later, "target_mean": float(target.mean()), "target_sd": float(target.std())}
     if cfg.deny:  # G: the Grinch's points in the round after each Who's discard
@@ -482,7 +475,11 @@ class AfterstateRun:
 
     def _key(self, n: int) -> str:
         """The log's key of the curve's matches at ``n`` players: ``vs_<opponent>``, ``vs_<opponent>@<n>p`` in a run over several sizes."""
-        return f"vs_{self.cfg.eval_opponent}" + (f"@{n}p" if self.cfg.multi else "")
+        return f"vs_{self.cfg.eval_opponent}{self._at(n)}"
+
+    def _at(self, n: int) -> str:
+        """The suffix of a key of ``n`` players: ``@<n>p`` in a run over several table sizes, else none."""
+        return f"@{n}p" if self.cfg.multi else ""
 
     def evaluate(self, agent: Any) -> dict[str, list[float]]:
         """``agent`` against ``eval_opponent`` (``eval_games`` seat-rotated paired deals at each table size, the same every
@@ -500,7 +497,7 @@ class AfterstateRun:
             a = res.per_agent[res.agents[0]]
             lo, hi = a["win_rate_ci"]
             out[self._key(n)] = [round(a["win_rate"], 4), round((hi - lo) / 2, 4)]
-            out["mean_score" + self._key(n)[len(f"vs_{cfg.eval_opponent}"):]] = round(a["mean_score"], 2)
+            out[f"mean_score{self._at(n)}"] = round(a["mean_score"], 2)
         return out
 
     def curve(self) -> list[dict[str, Any]]:
@@ -561,9 +558,8 @@ def final_report(run: AfterstateRun, games: int, seed: int = 4242, processes: in
         for opp in cfg.final_opponents:
             res = evaluate([spec] + [opp] * (n - 1), num_players=n, num_games=games, seed=seed, game=cfg.game, processes=processes)
             a = res.per_agent[res.agents[0]]
-            out[f"{opp}@{n}p" if cfg.multi else opp] = {"games": games, "num_players": n, "play": cfg.final_play, "generation": run.generation - 1,
-                                                        "win_rate": a["win_rate"], "win_rate_ci": a["win_rate_ci"], "mean_score": a["mean_score"],
-                                                        "parity": 1.0 / n}
+            out[f"{opp}{run._at(n)}"] = {"games": games, "num_players": n, "play": cfg.final_play, "generation": run.generation - 1,
+                                         "win_rate": a["win_rate"], "win_rate_ci": a["win_rate_ci"], "mean_score": a["mean_score"], "parity": 1.0 / n}
             (report / (f"vs_{opp}_{n}p.txt" if cfg.multi else f"vs_{opp}.txt")).write_text(res.table() + "\n")
             print(res.table(), flush=True)
     (report / "summary.json").write_text(json.dumps({**kept, **out}, indent=2) + "\n")

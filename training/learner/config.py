@@ -17,6 +17,24 @@ from grinch_env.games import get_game
 from grinch_env.grinch.tokens import TOKEN_OPTIONS
 
 
+def table_sizes(num_players: int | list[int]) -> list[int]:
+    """A config's ``num_players`` (one table size or a list of them) as the list of its sizes, in order."""
+    return [num_players] if isinstance(num_players, int) else list(num_players)
+
+
+def check_table_sizes(game: str, num_players: int | list[int]) -> list[int]:
+    """``num_players``' sizes, each checked against ``game``'s table sizes (none missing, none twice)."""
+    spec = get_game(game)
+    sizes = table_sizes(num_players)
+    if not sizes:
+        raise ValueError(f"num_players must be an int or a non-empty list of ints in {spec.min_players}..{spec.max_players}, got {num_players!r}")
+    if len(set(sizes)) != len(sizes):
+        raise ValueError(f"num_players lists a table size twice: {num_players}")
+    for n in sizes:
+        spec.check_num_players(n)
+    return sizes
+
+
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -154,13 +172,7 @@ class LearnerConfig(_Section):
     @model_validator(mode="after")
     def _fits_the_game(self) -> LearnerConfig:
         spec = get_game(self.game)
-        sizes = self.table_sizes
-        if not sizes:
-            raise ValueError(f"num_players must be an int or a non-empty list of ints in {spec.min_players}..{spec.max_players}")
-        if len(set(sizes)) != len(sizes):
-            raise ValueError(f"num_players lists a table size twice: {self.num_players}")
-        for n in sizes:
-            spec.check_num_players(n)
+        sizes = check_table_sizes(self.game, self.num_players)
         if self.num_envs % len(sizes):
             raise ValueError(f"num_envs ({self.num_envs}) must be a multiple of the number of table sizes ({len(sizes)}), so every size gets the same games")
         if self.reward_mode not in spec.reward_modes:
@@ -237,7 +249,7 @@ class LearnerConfig(_Section):
     @property
     def table_sizes(self) -> list[int]:
         """The table sizes this run trains and evaluates on, in order."""
-        return [self.num_players] if isinstance(self.num_players, int) else list(self.num_players)
+        return table_sizes(self.num_players)
 
     @property
     def spec(self):

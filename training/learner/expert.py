@@ -66,6 +66,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from torch import nn
 
 from grinch_env.games import get_game
+from training.learner.config import table_sizes
 from training.learner.formats import EXPERT_FORMAT, LATEST, read_run_file
 from training.learner.net import TokenNet
 from training.learner.rollout import match_batch, net_tokens, tokens_module
@@ -155,7 +156,7 @@ class ExpertConfig(_Section):
 
     @property
     def table_sizes(self) -> list[int]:
-        return [self.num_players] if isinstance(self.num_players, int) else list(self.num_players)
+        return table_sizes(self.num_players)
 
     @property
     def run_dir(self) -> Path:

@@ -43,6 +43,7 @@ from grinch_env.gnoming.cards import NUM_KINDS, POINTS
 from grinch_env.gnoming.game import DISCARD_A, DISCARD_B, DRAW, MAX_PLAYERS, MIN_PLAYERS, NUM_ACTIONS, NUM_SLOTS, PASS, TAKE_A, TAKE_B
 from grinch_env.gnoming.scoring import LINES
 from training.learner.afterstate import Value, softmax_pick
+from training.learner.config import table_sizes
 
 FEATURES_VERSION = 1  # bump when features() changes: a checkpoint fitted on other columns is refused
 _POINTS = np.array(POINTS + (0,), np.float32)  # kind -> points; index 12 (a face-down slot) -> 0
@@ -273,8 +274,7 @@ def agent_from(ckpt: dict[str, Any], file: Path, seed: int | None = None, option
     if not isinstance(gen, int) or isinstance(gen, bool) or not 0 <= gen < len(fitted):
         raise AgentOptionError(f"Gnoming afterstate checkpoint {str(file)!r}: generation must be an int in 0..{len(fitted) - 1}, got {gen!r}")
     cfg = ckpt["config"]
-    return GnomingAfterstateAgent(Value.from_state(fitted[gen]["value"]), f"{cfg['run_name']}/g{gen}",
-                                  [cfg["num_players"]] if isinstance(cfg["num_players"], int) else list(cfg["num_players"]))
+    return GnomingAfterstateAgent(Value.from_state(fitted[gen]["value"]), f"{cfg['run_name']}/g{gen}", table_sizes(cfg["num_players"]))
 
 
 class Explorer:

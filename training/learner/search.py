@@ -51,6 +51,7 @@ import numpy as np
 import torch
 
 from grinch_env.agent_base import AgentOptionError
+from training.learner.config import table_sizes
 from training.learner.formats import LATEST, LEARNER_FORMATS
 from training.learner.net import TokenNet
 from training.learner.rollout import LearnerAgent, net_tokens
@@ -392,7 +393,7 @@ def learner_agent_from(ckpt: dict[str, Any], file: Path, seed: int | None = None
     """Return the harness agent of a loaded learner checkpoint with spec ``options`` (:data:`ALLOWED_OPTIONS`)."""
     opts = parse_options(options, f"learner checkpoint {str(file)!r}")
     net, cfg = net_from_checkpoint(ckpt, file)
-    sizes = [cfg["num_players"]] if isinstance(cfg["num_players"], int) else list(cfg["num_players"])
+    sizes = table_sizes(cfg["num_players"])
     run = cfg.get("run_name", file.parent.name)
     name = f"{run}/{file.stem}" + ("" if not opts.search else ":" + opts.label())
     # copies with the same weights and options are one agent to the lockstep harness, which batches their decisions
