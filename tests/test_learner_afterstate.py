@@ -330,7 +330,7 @@ def test_afterstates_of_a_run_over_several_tables_carry_the_table_size():
     assert table_size(three) == 3 and g.weight_at(three) == 0.5 and g(three, legal).max() == 1.5
 
 
-def test_a_run_over_several_table_sizes_fits_one_set_of_values_for_all(tmp_path):
+def test_a_run_over_several_table_sizes_fits_one_set_of_values_for_all(tmp_path, monkeypatch):
     run = train(AfterstateRun(_tiny(tmp_path, "num_players=[2,3]", "games_per_generation=4", "generations=1", "eval_games=2", "deny=true",
                                     "deny_fit.steps=20", "deny_fit.width=8")), quiet=True)
     data = run.records(0)
@@ -356,6 +356,22 @@ def test_a_run_over_several_table_sizes_fits_one_set_of_values_for_all(tmp_path)
     assert sorted(summary) == ["expectimax@2p", "expectimax@3p", "greedy@2p", "greedy@3p"]
     assert summary["greedy@3p"]["num_players"] == 3 and summary["greedy@3p"]["parity"] == 1 / 3
     assert (run.cfg.run_dir / "report" / "vs_greedy_3p.txt").exists()
+    import grinch_env.evaluation.evaluate as evaluation  # a report stopped part-way keeps the matches it finished
+    real, calls = evaluation.evaluate, []
+
+    def stopped_at_the_third(*args, **kwargs):
+        calls.append((args[0][1], kwargs["num_players"]))
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    (run.cfg.run_dir / "report" / "summary.json").unlink()
+    monkeypatch.setattr(evaluation, "evaluate", stopped_at_the_third)
+    with pytest.raises(KeyboardInterrupt):
+        final_report(run, games=2, seed=5)
+    assert calls == [("greedy", 2), ("expectimax", 2), ("greedy", 3)]
+    kept = json.loads((run.cfg.run_dir / "report" / "summary.json").read_text())
+    assert kept == {key: summary[key] for key in ("greedy@2p", "expectimax@2p")}
     with pytest.raises(ValueError, match=r"num_players lists a table size twice: \[2, 2\]"):
         load_config(None, ["num_players=[2,2]"])
     with pytest.raises(ValueError, match="num_players for Grinch Grow Your Heart must be an int in 2..6, got 7"):

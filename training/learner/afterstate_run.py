@@ -561,8 +561,8 @@ def final_report(run: AfterstateRun, games: int, seed: int = 4242, processes: in
             out[f"{opp}{run._at(n)}"] = {"games": games, "num_players": n, "play": cfg.final_play, "generation": run.generation - 1,
                                          "win_rate": a["win_rate"], "win_rate_ci": a["win_rate_ci"], "mean_score": a["mean_score"], "parity": 1.0 / n}
             (report / (f"vs_{opp}_{n}p.txt" if cfg.multi else f"vs_{opp}.txt")).write_text(res.table() + "\n")
+            (report / "summary.json").write_text(json.dumps({**kept, **out}, indent=2) + "\n")  # each match as it ends
             print(res.table(), flush=True)
-    (report / "summary.json").write_text(json.dumps({**kept, **out}, indent=2) + "\n")
     return out
 
 
