@@ -169,8 +169,9 @@ def test_the_shipped_grinch_learner_loads_plays_and_the_readme_quotes_its_report
 
 
 # The Grinch's afterstate learner from random play (training.learner.afterstate_run), shipped at the end of its run:
-# run -> (fitted generations, the configs/ file that made it, its table size and final games, each opponent of its final
-# report and where its interval lies against parity).
+# run -> (fitted generations, the configs/ file that made it, its table size (a tuple: the sizes of a run over several)
+# and final games, each entry of its final report (``<opponent>``, or ``<opponent>@<n>p`` over several sizes) and where
+# its interval lies against parity).
 AFTERSTATE = {
     "learner_grinch_afterstate_value": (4, "learner_grinch_afterstate_value", 2, 1200, {"greedy": "above", "expectimax": "parity"}),
     "learner_grinch_afterstate_value_4p": (3, "learner_grinch_afterstate_value_4p", 4, 600, {"greedy": "above", "expectimax": "parity"}),
@@ -197,25 +198,31 @@ def test_the_shipped_afterstate_learner_loads_plays_and_the_readme_quotes_its_re
 
     game, title, agent_class, play = ("grinch", "Grinch", AfterstateAgent, "lookahead") if learner in AFTERSTATE else \
         ("gnoming", "Gnoming", GnomingAfterstateAgent, "value")
-    generations, config, n, games, sides = {**AFTERSTATE, **GNOMING_AFTERSTATE}[learner]
+    generations, config, sizes, games, sides = {**AFTERSTATE, **GNOMING_AFTERSTATE}[learner]
+    sizes = sizes if isinstance(sizes, tuple) else (sizes,)
     run_dir = ROOT / "checkpoints" / learner
     ckpt = torch.load(run_dir / "latest.pt", map_location="cpu", weights_only=True)
     made_by = load_afterstate_config(ROOT / "configs" / f"{config}.yaml")
     assert (ckpt["format"], len(ckpt["values"]), made_by.generations, made_by.game) == (AFTERSTATE_FORMAT, generations, generations, game)
+    assert made_by.num_players == (list(sizes) if len(sizes) > 1 else sizes[0])
     stored = AfterstateConfig.model_validate(yaml.safe_load((run_dir / "config.yaml").read_text()))
     assert stored == AfterstateConfig.model_validate(ckpt["afterstate_config"]) == made_by
     assert isinstance(load_agent(run_dir), agent_class)
-    result = evaluate([str(run_dir)] + ["random"] * (n - 1), num_players=n, num_games=1, seed=0, game=game)
-    assert result.agents[0] == learner and result.num_games == 1
+    for n in sorted({min(sizes), max(sizes)}):  # one set of values for every size it trained on
+        result = evaluate([str(run_dir)] + ["random"] * (n - 1), num_players=n, num_games=1, seed=0, game=game)
+        assert result.agents[0] == learner and result.num_games == 1
     summary = json.loads((run_dir / "report" / "summary.json").read_text())
     cells = _readme_rows()[learner]
     assert sorted(summary) == sorted(sides) and cells[1] == title and cells[4] == str(games) and f"--report checkpoints/{learner} " in cells[5]
-    for opponent, side in sides.items():
-        got = summary[opponent]
-        assert (got["games"], got["num_players"], got["play"], got["generation"]) == (games, n, play, generations - 1)
-        assert _side_of_parity(got["win_rate_ci"], n) == side, (opponent, got)
+    for key, side in sides.items():
+        got, opponent = summary[key], key.split("@")[0]
+        n = got["num_players"]
+        assert key == (f"{opponent}@{n}p" if len(sizes) > 1 else opponent) and n in sizes
+        assert (got["games"], got["play"], got["generation"]) == (games, play, generations - 1)
+        assert _side_of_parity(got["win_rate_ci"], n) == side, (key, got)
         assert _cell(got["win_rate"], got["win_rate_ci"], n) in (cells[2] if opponent == "greedy" else cells[3])
-        assert f"{got['win_rate']:.3f}" in (run_dir / "report" / f"vs_{opponent}.txt").read_text()
+        report = f"vs_{opponent}_{n}p.txt" if len(sizes) > 1 else f"vs_{opponent}.txt"
+        assert f"{got['win_rate']:.3f}" in (run_dir / "report" / report).read_text()
 
 
 # The learned network with search, measured in blocks that pool (python -m grinch_env.evaluation.pool): agent -> its
