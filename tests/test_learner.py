@@ -267,7 +267,7 @@ def test_round_credit_pays_each_round_its_margin_and_adds_up_to_the_game():
         assert sum(next(iter(v)) for v in by_round.values()) == pytest.approx(game_margin, abs=1e-5)
 
 
-def test_one_run_trains_and_reports_on_several_table_sizes(tmp_path):
+def test_one_run_trains_and_reports_on_several_table_sizes(tmp_path, monkeypatch):
     from training.learner.run import final_report
 
     cfg = load_config(None, _tiny(tmp_path, "ppo") + ["num_players=[2, 3]", "eval.final_games=2"])
@@ -293,6 +293,21 @@ def test_one_run_trains_and_reports_on_several_table_sizes(tmp_path):
     assert sorted(merged) == ["greedy@2p", "greedy@3p", "random@2p", "random@3p"]
     assert [merged[k]["games"] for k in sorted(merged)] == [2, 2, 3, 3]
     assert sorted(json.loads((tmp_path / "ppo" / "report" / "summary.json").read_text())) == ["random@2p", "random@3p"]
+    # a report stopped part-way keeps the matches it finished
+    import grinch_env.evaluation.evaluate as evaluation
+    real, calls = evaluation.evaluate, []
+
+    def stopped_at_the_second(*args, **kwargs):
+        calls.append(kwargs["num_players"])
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    (tmp_path / "ppo" / "report" / "summary.json").unlink()
+    monkeypatch.setattr(evaluation, "evaluate", stopped_at_the_second)
+    with pytest.raises(KeyboardInterrupt):
+        final_report(trainer, games=2)
+    assert calls == [2, 3] and json.loads((tmp_path / "ppo" / "report" / "summary.json").read_text()) == {"random@2p": out["random@2p"]}
 
 
 def test_table_size_lists_are_checked():

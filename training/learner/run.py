@@ -265,10 +265,12 @@ def write_curve(curve: list[dict[str, Any]], run_dir: Path, title: str, parity: 
     axes = [grid[0, 0], grid[0, 1], grid[1, 0], grid[1, 1]]  # win share over CPU time, over samples; explained variance; entropy
     sizes = list(dict.fromkeys(r.get("num_players") for r in curve))
     multi = len(sizes) > 1
+    top = 1.0  # the plot's height: the highest ribbon, and parity always in sight
     for label, n, rows in curve_series(curve):
         scale = float(n) if multi else 1.0
         y = np.array([r["win_share"] for r in rows]) * scale
         hw = np.array([r["half_width"] for r in rows]) * scale
+        top = max(top, float(np.nanmax(y + hw, initial=0.0)))
         for ax, x in ((axes[0], np.array([r["train_seconds"] for r in rows]) / 60), (axes[1], np.array([r["samples"] for r in rows]) / 1e6)):
             ax.plot(x, y, marker="o", label=label)
             ax.fill_between(x, y - hw, y + hw, alpha=0.2)
@@ -278,7 +280,7 @@ def write_curve(curve: list[dict[str, Any]], run_dir: Path, title: str, parity: 
             ax.axhline(1.0, color="grey", linestyle="--", linewidth=1, label="parity")
         elif parity is not None:
             ax.axhline(parity, color="grey", linestyle="--", linewidth=1, label=f"parity {parity:.2f}")
-        ax.set(ylabel=ylabel, title=title, ylim=(0, max(sizes) if multi else 1))
+        ax.set(ylabel=ylabel, title=title, ylim=(0, 1.1 * top if multi else 1))
         ax.legend(fontsize=8, ncol=2 if multi else 1)
     first = [r for r in curve if r["opponent"] == curve[0]["opponent"] and r.get("num_players") == curve[0].get("num_players")]
     x = np.array([r["train_seconds"] for r in first]) / 60
@@ -323,8 +325,8 @@ def final_report(trainer: Trainer, games: int, seed: int = 4242, report: Path | 
             out[key] = {"games": games, "num_players": n, "win_rate": a["win_rate"], "win_rate_ci": a["win_rate_ci"],
                         "mean_score": a["mean_score"], "parity": 1.0 / n}
             (report / (f"vs_{opp}_{n}p.txt" if multi else f"vs_{opp}.txt")).write_text(res.table() + "\n")
+            (report / "summary.json").write_text(json.dumps({**kept, **out}, indent=2) + "\n")  # each match as it ends
             print(res.table(), flush=True)
-    (report / "summary.json").write_text(json.dumps({**kept, **out}, indent=2) + "\n")
     return out
 
 
