@@ -177,6 +177,8 @@ AFTERSTATE = {
     "learner_grinch_afterstate_value_4p": (3, "learner_grinch_afterstate_value_4p", 4, 600, {"greedy": "above", "expectimax": "parity"}),
     "learner_grinch_afterstate_deny": (4, "learner_grinch_afterstate_deny", 2, 2400, {"greedy": "above", "expectimax": "parity"}),
     "learner_grinch_afterstate_deny_4p": (6, "learner_grinch_afterstate_deny_4p", 4, 1200, {"greedy": "above", "expectimax": "above"}),
+    "learner_grinch_afterstate_tables": (4, "learner_grinch_afterstate_tables", (2, 3, 4, 5, 6), 1200,
+                                         {f"greedy@{n}p": "above" for n in (2, 3, 4, 5, 6)}),
 }
 
 # Gnoming's afterstate values from random play (afterstate_run with game: gnoming), checked by the same test as the Grinch's.
