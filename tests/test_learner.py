@@ -174,6 +174,7 @@ def _tiny(tmp_path, algo: str) -> list[str]:
 def test_resume_is_exact(tmp_path, algo):
     straight = train(Trainer(load_config(None, _tiny(tmp_path / "a", algo))), max_iterations=4, quiet=True)
     first = train(Trainer(load_config(None, _tiny(tmp_path / "b", algo))), max_iterations=2, quiet=True)
+    shutil.copytree(first.cfg.run_dir, tmp_path / "copy")
     resumed = train(Trainer.load(first.cfg.run_dir), max_iterations=4, quiet=True)
     assert resumed.iteration == straight.iteration == 4 and resumed.samples == straight.samples
     a, b = straight.net.state_dict(), resumed.net.state_dict()
@@ -184,6 +185,13 @@ def test_resume_is_exact(tmp_path, algo):
     assert straight.curve[-1] | {"wall_seconds": 0, "train_seconds": 0} == resumed.curve[-1] | {"wall_seconds": 0, "train_seconds": 0}
     assert (tmp_path / "b" / algo / "curve.csv").read_text().count("\n") == 1 + len(resumed.curve)
     assert (tmp_path / "b" / algo / "curve.png").stat().st_size > 0
+    # --resume of a copied run goes on in the copy, to the same weights, and leaves the run it was copied from alone
+    before = (tmp_path / "b" / algo / "latest.pt").read_bytes()
+    assert main(["--resume", str(tmp_path / "copy"), "--set", f"max_samples={straight.samples}", "--final-games", "0"]) == 0
+    copy = Trainer.load(tmp_path / "copy")
+    assert (copy.cfg.run_dir, copy.iteration) == (tmp_path / "copy", 4)
+    assert all(torch.equal(a[k], copy.net.state_dict()[k]) for k in a)
+    assert (tmp_path / "b" / algo / "latest.pt").read_bytes() == before
 
 
 def test_learning_rate_anneals_by_samples_and_resumes_exactly(tmp_path):

@@ -2,6 +2,7 @@
 afterstate, the rules at the round's end, the draws' chance nodes, the recorded targets, exact resume and the agent."""
 
 import json
+import shutil
 
 import numpy as np
 import pytest
@@ -221,10 +222,22 @@ def test_interrupted_run_resumes_to_the_same_values(tmp_path):
     straight = train(AfterstateRun(_tiny(tmp_path / "a", "generations=2")), quiet=True)
     first = train(AfterstateRun(_tiny(tmp_path / "b", "generations=2")), generations=1, quiet=True)
     assert first.generation == 1
+    shutil.copytree(first.cfg.run_dir, tmp_path / "copy")
     resumed = train(AfterstateRun.load(first.cfg.run_dir), quiet=True)
     assert resumed.generation == straight.generation == 2
     assert all(np.array_equal(a, b) for a, b in zip(_states(straight), _states(resumed), strict=True))
     assert [r["vs_greedy"] for r in straight.log] == [r["vs_greedy"] for r in resumed.log]
+    # a copied run goes on in its copy, to the same values, and leaves the directory it was copied from alone
+    before = (resumed.cfg.run_dir / "latest.pt").read_bytes()
+    copy = AfterstateRun.load(tmp_path / "copy")
+    assert (copy.cfg.run_dir, copy.cfg.run_name) == (tmp_path / "copy", "copy")
+    train(copy, quiet=True)
+    assert all(np.array_equal(a, b) for a, b in zip(_states(straight), _states(copy), strict=True))
+    assert main(["--report", str(tmp_path / "copy"), "--final-games", "2", "--set", "final_opponents=[random]"]) == 0
+    assert sorted(json.loads((tmp_path / "copy" / "report" / "summary.json").read_text())) == ["random"]
+    assert (resumed.cfg.run_dir / "latest.pt").read_bytes() == before and not (resumed.cfg.run_dir / "report").exists()
+    branch = AfterstateRun.load(tmp_path / "copy", ["run_name=branch"])  # --set run_name branches beside it
+    assert branch.cfg.run_dir == tmp_path / "branch"
     # the records are a cache: played again from the checkpoint's values, they are the same
     saved = dict(np.load(straight.data_path(1)))
     straight.data_path(1).unlink()

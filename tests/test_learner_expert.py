@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+
 import numpy as np
 import pytest
 import torch
@@ -23,6 +25,7 @@ def test_resume_continues_exactly(tmp_path, extra):
     straight = train(ExpertRun(_cfg(tmp_path, "a", extra)), quiet=True)
     first = train(ExpertRun(_cfg(tmp_path, "b", extra)), generations=1, quiet=True)
     assert first.generation == 1
+    shutil.copytree(tmp_path / "b", tmp_path / "copy")
     resumed = train(ExpertRun.load(tmp_path / "b"), quiet=True)
     assert resumed.generation == straight.generation == 2
     for k, v in straight.net.state_dict().items():
@@ -30,6 +33,9 @@ def test_resume_continues_exactly(tmp_path, extra):
     drop = ("cpu_seconds", "wall_seconds")
     assert [{k: v for k, v in r.items() if k not in drop} for r in straight.log] == [{k: v for k, v in r.items() if k not in drop} for r in resumed.log]
     assert all(r["labels"] > 0 and r["decisions"] > r["labels"] for r in straight.log)
+    copy = train(ExpertRun.load(tmp_path / "copy"), quiet=True)  # a copied run goes on in its copy, to the same network
+    assert (copy.cfg.run_dir, copy.generation) == (tmp_path / "copy", 2)
+    assert all(torch.equal(v, copy.net.state_dict()[k]) for k, v in straight.net.state_dict().items())
 
 
 def test_distillation_fits_the_search_labels(tmp_path):

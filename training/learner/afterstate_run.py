@@ -383,7 +383,9 @@ class AfterstateRun:
     @classmethod
     def load(cls, path: str | Path, overrides: list[str] | None = None) -> AfterstateRun:
         """The run saved at ``path`` (a run directory or its ``latest.pt``); ``overrides`` may change keys that do not alter
-        the fitted generations (``generations``, ``workers``, the evaluation's)."""
+        the fitted generations (``generations``, ``workers``, the evaluation's).  The run goes on where it was loaded from,
+        a copied directory included (its ``run_name`` becomes the directory's name); ``--set run_name=NEW`` branches it
+        into a sibling directory ``NEW``."""
         ckpt, file = read_run_file(path, AFTERSTATE_FORMAT, f"give an afterstate run directory or its {LATEST}", "an afterstate checkpoint")
         data = ckpt["afterstate_config"]
         version = features_version(data.get("game", "grinch"))
@@ -401,6 +403,11 @@ class AfterstateRun:
                 raise ValueError(f"--set {key}: cannot change {key.split('.')[0]} on resume (the fitted generations depend on it); "
                                  f"start a new run instead")
             _set(data, key.strip(), yaml.safe_load(value))
+        given = {item.partition("=")[0].strip() for item in overrides or []}
+        if "checkpoint_dir" not in given:  # write beside what was loaded, never into the directory the run was first made in
+            data["checkpoint_dir"] = str(file.parent.parent)
+        if "run_name" not in given:
+            data["run_name"] = file.parent.name
         run = cls(AfterstateConfig.model_validate(data))
         run.fitted, run.seconds, run.wall_seconds, run.log = ckpt["values"], ckpt["seconds"], ckpt["wall_seconds"], ckpt["log"]
         return run

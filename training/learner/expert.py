@@ -356,8 +356,9 @@ class ExpertRun:
         ckpt, path = read_run_file(path, EXPERT_FORMAT, f"give an expert run directory or its {LATEST}", "an expert-iteration checkpoint")
         data = ckpt["expert_config"]
         from training.learner.config import _set
+        from training.learner.run import resume_where_loaded
 
-        for item in overrides or []:
+        for item in resume_where_loaded(path.parent, overrides or []):  # it goes on where it was loaded from, a copy included
             key, _, value = item.partition("=")
             _set(data, key.strip(), yaml.safe_load(value))
         data["init"] = None  # the weights come from the checkpoint

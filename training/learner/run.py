@@ -381,6 +381,15 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def resume_where_loaded(path: str | Path, overrides: list[str]) -> list[str]:
+    """``overrides`` plus ``checkpoint_dir`` and ``run_name`` of the directory ``path`` names, unless they are given: a
+    resumed run goes on where it was loaded from (a copy included), and ``--set run_name=NEW`` branches it beside it."""
+    home = Path(path) if Path(path).is_dir() else Path(path).parent
+    given = {item.partition("=")[0].strip() for item in overrides}
+    keep = {"checkpoint_dir": str(home.parent), "run_name": home.name}
+    return [f"{key}={json.dumps(value)}" for key, value in keep.items() if key not in given] + list(overrides)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.report:
@@ -393,7 +402,7 @@ def main(argv: list[str] | None = None) -> int:
         print("error: give exactly one of --config (a fresh run) or --resume RUN_DIR", file=sys.stderr)
         return 2
     if args.resume:
-        trainer = Trainer.load(args.resume, args.set)
+        trainer = Trainer.load(args.resume, resume_where_loaded(args.resume, args.set))
     else:
         cfg = load_config(args.config, args.set)
         if (cfg.run_dir / LATEST).exists():
