@@ -392,10 +392,11 @@ class AfterstateRun:
         if ckpt.get("features_version") != version:
             raise ValueError(f"{file} was fitted on afterstate features version {ckpt.get('features_version')}; this code writes {version}")
         from training.learner.config import _set
+        from training.learner.run import resume_where_loaded
 
         fixed = {"seed", "games_per_generation", "replay_generations", "temperature", "play_draws", "draw_samples", "value", "later",
                  "num_players", "game", "deny", "deny_weight", "deny_fit"}
-        for item in overrides or []:
+        for item in resume_where_loaded(file.parent, overrides or []):  # it goes on where it was loaded from, a copy included
             key, eq, value = item.partition("=")
             if not eq or not key:
                 raise ValueError(f"--set takes key=value, got {item!r}")
@@ -403,11 +404,6 @@ class AfterstateRun:
                 raise ValueError(f"--set {key}: cannot change {key.split('.')[0]} on resume (the fitted generations depend on it); "
                                  f"start a new run instead")
             _set(data, key.strip(), yaml.safe_load(value))
-        given = {item.partition("=")[0].strip() for item in overrides or []}
-        if "checkpoint_dir" not in given:  # write beside what was loaded, never into the directory the run was first made in
-            data["checkpoint_dir"] = str(file.parent.parent)
-        if "run_name" not in given:
-            data["run_name"] = file.parent.name
         run = cls(AfterstateConfig.model_validate(data))
         run.fitted, run.seconds, run.wall_seconds, run.log = ckpt["values"], ckpt["seconds"], ckpt["wall_seconds"], ckpt["log"]
         return run
