@@ -1,6 +1,7 @@
 """Plot several learner runs' curves on shared axes: win share against each curve opponent over training CPU time.
 
 ``python -m training.learner.compare checkpoints/learner_gnoming_3p_ppo checkpoints/learner_gnoming_3p_dmc --out docs/results/learner_gnoming_3p.png``
+(``--players N``: the points of one table size of runs over several.)
 """
 
 from __future__ import annotations
@@ -10,9 +11,21 @@ import csv
 from pathlib import Path
 
 
-def read_curve(run_dir: str | Path) -> list[dict[str, str]]:
-    with open(Path(run_dir) / "curve.csv") as f:
-        return list(csv.DictReader(f))
+def read_curve(run_dir: str | Path, players: int | None = None) -> list[dict[str, str]]:
+    """The rows of ``run_dir/curve.csv``; with ``players``, those of that table size only (a run over several sizes
+    has a row per size and point)."""
+    path = Path(run_dir) / "curve.csv"
+    if not path.is_file():
+        raise FileNotFoundError(f"{str(path)!r} does not exist: give run directories that hold a curve.csv")
+    with open(path) as f:
+        rows = list(csv.DictReader(f))
+    if players is None:
+        return rows
+    kept = [r for r in rows if r.get("num_players") == str(players)]
+    if not kept:
+        sizes = sorted({int(r["num_players"]) for r in rows if r.get("num_players")})
+        raise ValueError(f"{str(path)!r} has no curve point at {players} players; it has {sizes or 'no table sizes'}")
+    return kept
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -20,6 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("runs", nargs="+", help="run directories holding curve.csv")
     p.add_argument("--out", required=True, help="PNG to write")
     p.add_argument("--parity", type=float, help="draw the parity line at this win share (1 / players)")
+    p.add_argument("--players", type=int, help="plot the points of this table size only (runs over several sizes)")
     p.add_argument("--title", default="")
     args = p.parse_args(argv)
     import matplotlib
@@ -27,7 +41,10 @@ def main(argv: list[str] | None = None) -> int:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    curves = {Path(r).name: read_curve(r) for r in args.runs}
+    try:
+        curves = {Path(r).name: read_curve(r, args.players) for r in args.runs}
+    except (FileNotFoundError, ValueError) as e:
+        p.error(str(e))
     opponents = list(dict.fromkeys(row["opponent"] for rows in curves.values() for row in rows))
     fig, axes = plt.subplots(1, len(opponents) + 1, figsize=(5 * (len(opponents) + 1), 4))
     for ax, opp in zip(axes, opponents):
@@ -46,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, rows in curves.items():
         rs = [r for r in rows if r["opponent"] == opponents[0] and r["explained_variance"] not in ("", "nan")]
         ax.plot([float(r["train_seconds"]) / 60 for r in rs], [float(r["explained_variance"]) for r in rs], marker="o", label=name)
-    ax.set(xlabel="training CPU time (min)", ylabel="explained variance", title="value (PPO) / Q (DMC) vs returns")
+    ax.set(xlabel="training CPU time (min)", ylabel="explained variance", title="value / Q / afterstate V vs returns")
     ax.legend(fontsize=8)
     fig.tight_layout()
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
