@@ -4,7 +4,7 @@ import csv
 
 import pytest
 
-from training.learner.compare import main, read_curve
+from training.learner.compare import figure, main, read_curve
 
 FIELDS = ["iteration", "samples", "games", "train_seconds", "wall_seconds", "opponent", "num_players", "win_share", "half_width",
           "explained_variance", "entropy", "value_loss", "epsilon"]
@@ -53,3 +53,18 @@ def test_a_directory_without_a_curve_is_an_error(runs, capsys):
     with pytest.raises(SystemExit):
         main([str(runs / "missing"), "--out", str(runs / "x.png")])
     assert "missing/curve.csv' does not exist: give run directories that hold a curve.csv" in capsys.readouterr().err
+
+
+def test_each_panel_holds_the_runs_with_points_against_its_opponent_and_a_run_keeps_its_colour(runs):
+    curves = {"sizes": read_curve(runs / "sizes", 2), "two": read_curve(runs / "two", 2)}
+    curves["vs_expectimax"] = [r for r in curves.pop("two") if r["opponent"] == "expectimax"]
+    fig = figure(curves, parity=0.5, title="t")
+    greedy, expectimax, variance = fig.axes
+    assert greedy.get_title() == "t vs greedy" and expectimax.get_title() == "t vs expectimax"
+    assert [line.get_label() for line in greedy.get_lines()] == ["sizes", "parity"]
+    assert [line.get_label() for line in expectimax.get_lines()] == ["vs_expectimax", "parity"]
+    assert list(expectimax.get_lines()[0].get_ydata()) == [0.5]
+    # the explained variance of a run whose only opponent is not the first panel's is drawn too
+    assert [line.get_label() for line in variance.get_lines()] == ["sizes", "vs_expectimax"]
+    assert variance.get_lines()[1].get_color() == expectimax.get_lines()[0].get_color() == "C1"
+    assert greedy.get_lines()[0].get_color() == variance.get_lines()[0].get_color() == "C0"
