@@ -227,27 +227,31 @@ def test_the_shipped_afterstate_learner_loads_plays_and_the_readme_quotes_its_re
         assert f"{got['win_rate']:.3f}" in (run_dir / "report" / report).read_text()
 
 
-# The learned network with search, measured in blocks that pool (python -m grinch_env.evaluation.pool): agent -> its
-# game and, per table size, the block files under docs/results/learner_netsearch/, the baseline it played and where
-# the pooled interval lies against parity.
+# Learned agents measured in blocks that pool (python -m grinch_env.evaluation.pool): the network with search, and a
+# network alone measured over more deals than its run's report: agent -> its game and, per table size, the block files
+# under docs/results/, the baseline it played and where the pooled interval lies against parity.
 NET_SEARCH = {
     "learner_gnoming_league_373min:search=1,samples=8,top_k=3,horizon=round": ("Gnoming", (
-        (3, ("gnoming_3p_seed4242.json", "gnoming_3p_blocks_16core.jsonl", "gnoming_3p_blocks_2core.jsonl"), "search", "above"),
-        (5, ("gnoming_5p_blocks_2core.jsonl",), "search", "above"),
+        (3, ("learner_netsearch/gnoming_3p_seed4242.json", "learner_netsearch/gnoming_3p_blocks_16core.jsonl",
+             "learner_netsearch/gnoming_3p_blocks_2core.jsonl"), "search", "above"),
+        (5, ("learner_netsearch/gnoming_5p_blocks_2core.jsonl",), "search", "above"),
     )),
     "learner_grinch_cards:search=1,samples=8,top_k=3,horizon=round": ("Grinch", (
-        (2, ("grinch_2p_seed4242.json",), "greedy", "above"),
+        (2, ("learner_netsearch/grinch_2p_seed4242.json",), "greedy", "above"),
+    )),
+    "learner_grinch_afterstate_deny_4p:play=value": ("Grinch", (
+        (4, ("learner_pooled/grinch_4p_deny_4p_value.jsonl",), "expectimax", "above"),
     )),
 }
 
 
 @pytest.mark.parametrize("agent,n", [(agent, size[0]) for agent, (_, sizes) in sorted(NET_SEARCH.items()) for size in sizes])
-def test_the_readme_quotes_the_pooled_blocks_of_the_network_with_search(agent, n):
+def test_the_readme_quotes_the_pooled_blocks_of_learned_agents(agent, n):
     from grinch_env.evaluation.pool import pool, read_blocks
 
     game, sizes = NET_SEARCH[agent]
     files, opponent, side = next((f, o, s) for size, f, o, s in sizes if size == n)
-    folder = ROOT / "docs" / "results" / "learner_netsearch"
+    folder = ROOT / "docs" / "results"
     blocks = [b for f in files for b in read_blocks(folder / f)]
     assert {b["num_players"] for b in blocks} == {n} and all(b["balanced"] for b in blocks)
     assert len({b["seed"] for b in blocks}) == len(blocks)  # no deal counted twice
@@ -259,7 +263,7 @@ def test_the_readme_quotes_the_pooled_blocks_of_the_network_with_search(agent, n
     cells = _readme_rows()[agent]
     column = cells[2] if opponent == "greedy" else cells[3]
     assert cells[1] == game and _cell(got["win_rate"], got["win_rate_ci"], n) in column and f"{got['games']} ({n}p)" in cells[4]
-    assert "python -m grinch_env.evaluation.pool " + " ".join(f"docs/results/learner_netsearch/{f}" for f in files) in cells[5]
+    assert "python -m grinch_env.evaluation.pool " + " ".join(f"docs/results/{f}" for f in files) in cells[5]
 
 
 # The long runs' committed resume points (each trained in pieces): run -> the configs/ file that made it.
