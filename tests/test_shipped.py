@@ -242,6 +242,11 @@ NET_SEARCH = {
     "learner_grinch_afterstate_deny_4p:play=value": ("Grinch", (
         (4, ("learner_pooled/grinch_4p_deny_4p_value.jsonl",), "expectimax", "above"),
     )),
+    # the shipped run's own agent (its default play, the look-ahead) on 9,600 fresh deals; the harness names an agent
+    # given by its run directory alone after the run
+    "learner_grinch_afterstate_deny:play=lookahead": ("Grinch", (
+        (2, ("learner_pooled/grinch_2p_deny_seed9600.json",), "expectimax", "above", "learner_grinch_afterstate_deny"),
+    )),
 }
 
 
@@ -250,15 +255,16 @@ def test_the_readme_quotes_the_pooled_blocks_of_learned_agents(agent, n):
     from grinch_env.evaluation.pool import pool, read_blocks
 
     game, sizes = NET_SEARCH[agent]
-    files, opponent, side = next((f, o, s) for size, f, o, s in sizes if size == n)
+    files, opponent, side, *named = next(rest for size, *rest in sizes if size == n)
+    name = named[0] if named else f"checkpoints/{agent}"
     folder = ROOT / "docs" / "results"
     blocks = [b for f in files for b in read_blocks(folder / f)]
     assert {b["num_players"] for b in blocks} == {n} and all(b["balanced"] for b in blocks)
     assert len({b["seed"] for b in blocks}) == len(blocks)  # no deal counted twice
     pooled = pool(blocks)
-    others = set(pooled) - {f"checkpoints/{agent}"}  # the network with search against copies of one baseline ("search", "search#2")
+    others = set(pooled) - {name}  # the learned agent against copies of one baseline ("search", "search#2")
     assert len(others) == n - 1 and all(o.split("#")[0] == opponent for o in others)
-    got = pooled[f"checkpoints/{agent}"]
+    got = pooled[name]
     assert got["games"] >= 1200 and _side_of_parity(got["win_rate_ci"], n) == side
     cells = _readme_rows()[agent]
     column = cells[2] if opponent == "greedy" else cells[3]
