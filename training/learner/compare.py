@@ -84,6 +84,9 @@ def main(argv: list[str] | None = None) -> int:
     fig.tight_layout()
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(args.out, dpi=90)
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
     print(f"wrote {args.out}")
     return 0
 
