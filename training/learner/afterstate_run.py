@@ -396,7 +396,7 @@ class AfterstateRun:
 
         fixed = {"seed", "games_per_generation", "replay_generations", "temperature", "play_draws", "draw_samples", "value", "later",
                  "num_players", "game", "deny", "deny_weight", "deny_fit"}
-        for item in resume_where_loaded(file.parent, overrides or []):  # it goes on where it was loaded from, a copy included
+        for item in resume_where_loaded(file.parent, overrides or [], data):  # it goes on where it was loaded from, a copy included
             key, eq, value = item.partition("=")
             if not eq or not key:
                 raise ValueError(f"--set takes key=value, got {item!r}")

@@ -358,7 +358,7 @@ class ExpertRun:
         from training.learner.config import _set
         from training.learner.run import resume_where_loaded
 
-        for item in resume_where_loaded(path.parent, overrides or []):  # it goes on where it was loaded from, a copy included
+        for item in resume_where_loaded(path.parent, overrides or [], data):  # it goes on where it was loaded from, a copy included
             key, _, value = item.partition("=")
             _set(data, key.strip(), yaml.safe_load(value))
         data["init"] = None  # the weights come from the checkpoint

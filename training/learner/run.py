@@ -146,6 +146,8 @@ class Trainer:
             raise ValueError(f"{path} was trained on tokens version {ckpt.get('tokens_version', 1)} of {ckpt['config']['game']}; this code encodes version {want}")
         saved = LearnerConfig.model_validate(ckpt["config"])
         cfg = saved if config is None else config
+        if config is None:  # a copied run goes on, and reports, in its copy
+            overrides = resume_where_loaded(path, overrides or [], ckpt["config"])
         if overrides:
             import yaml
 
@@ -381,10 +383,13 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def resume_where_loaded(path: str | Path, overrides: list[str]) -> list[str]:
-    """``overrides`` plus ``checkpoint_dir`` and ``run_name`` of the directory ``path`` names, unless they are given: a
-    resumed run goes on where it was loaded from (a copy included), and ``--set run_name=NEW`` branches it beside it."""
+def resume_where_loaded(path: str | Path, overrides: list[str], saved: dict[str, Any]) -> list[str]:
+    """``overrides`` plus ``checkpoint_dir`` and ``run_name`` of the directory ``path`` names, unless they are given or
+    it is the one the saved config ``saved`` names: a loaded run goes on (and reports) where it was loaded from, a copy
+    included, and ``--set run_name=NEW`` branches it beside it."""
     home = Path(path) if Path(path).is_dir() else Path(path).parent
+    if (Path(saved.get("checkpoint_dir", "checkpoints")) / str(saved.get("run_name", ""))).resolve() == home.resolve():
+        return list(overrides)
     given = {item.partition("=")[0].strip() for item in overrides}
     keep = {"checkpoint_dir": str(home.parent), "run_name": home.name}
     return [f"{key}={json.dumps(value)}" for key, value in keep.items() if key not in given] + list(overrides)
@@ -402,7 +407,7 @@ def main(argv: list[str] | None = None) -> int:
         print("error: give exactly one of --config (a fresh run) or --resume RUN_DIR", file=sys.stderr)
         return 2
     if args.resume:
-        trainer = Trainer.load(args.resume, resume_where_loaded(args.resume, args.set))
+        trainer = Trainer.load(args.resume, args.set)
     else:
         cfg = load_config(args.config, args.set)
         if (cfg.run_dir / LATEST).exists():
