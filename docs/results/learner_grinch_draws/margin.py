@@ -9,25 +9,20 @@ docs/results/learner_grinch.md, twenty-sixth session.
 
     python docs/results/learner_grinch_draws/margin.py A/results.json [B/results.json ...]
 """
-import json
 import sys
 
 import numpy as np
+from paired import per_game  # this folder's paired.py: agent 0's win share, own and opponents' mean totals per game
 
 
 def main() -> None:
     if len(sys.argv) < 2:
         raise SystemExit(__doc__)
-    margin, win = [], []
-    for path in sys.argv[1:]:
-        for g in json.load(open(path))["games"]:
-            seat = g["lineup"].index(0)
-            totals = np.array(g["totals"], float)
-            margin.append(totals[seat] - np.delete(totals, seat).mean())
-            win.append(1 / len(g["winners"]) if seat in g["winners"] else 0.0)
-    m = np.array(margin)
+    games = [per_game(path) for path in sys.argv[1:]]
+    win = np.concatenate([g[1] for g in games])
+    m = np.concatenate([g[2] - g[3] for g in games])
     print(f"{len(m)} games: agent 0's total over the others' mean {m.mean():+.2f} ± {1.96 * m.std(ddof=1) / np.sqrt(len(m)):.2f} "
-          f"points a game; win share {np.mean(win):.4f}")
+          f"points a game; win share {win.mean():.4f}")
 
 
 if __name__ == "__main__":
