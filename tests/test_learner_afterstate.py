@@ -25,6 +25,7 @@ from training.learner.afterstate import (
     deny_features,
     features,
     later_inputs,
+    legal_features,
     table_size,
 )
 from training.learner.afterstate_run import AfterstateRun, Explorer, final_report, game_seeds, load_config, main, play_game, train
@@ -68,6 +69,22 @@ def test_features_write_out_the_kept_hand_and_the_unseen_cards():
     assert kept[43] == 0
     unseen = kept[44:68]  # the 46 other cards: every cell 2 cards (1.0) but (Wreaths, 1) with none
     assert unseen[0] == 0 and np.all(unseen[1:] == 1)
+
+
+def test_legal_features_are_the_legal_rows_of_features_alone():
+    # hand W1 W1' N2: only W1 and N2 may go (a mask, as a rule could make it); a second decision with no legal discard
+    obs = np.stack([_hand_obs(["W1", "W1'", "N2"], used=(RAINBOW_ROW,)), _hand_obs(["P6"])])
+    mask = np.zeros((2, NUM_ACTIONS), bool)
+    w1, n2 = card_id(0, 1, 0), card_id(1, 2, 0)
+    mask[0, [w1, n2]] = True
+    x, decision, card = legal_features(obs, mask)
+    assert decision.tolist() == [0, 0] and card.tolist() == [w1, n2]
+    full, legal = features(obs, mask)
+    assert np.array_equal(x, full[legal])
+    keeps_w1_w1 = x[1]  # N2 goes: W1 W1' stay, two cards in the (Wreaths, 1) cell
+    assert keeps_w1_w1[0] == 1.0 and keeps_w1_w1[:24].sum() == 1.0
+    assert np.allclose(keeps_w1_w1[36:43] * 30, [2, 0, 0, 0, 0, 0, 0])  # Wreaths 1 + 1; Rainbow used (0); no match of 3
+    assert np.allclose(x[0, 36:43] * 30, [1, 2, 0, 0, 0, 0, 0])  # W1 goes: W1' and N2
 
 
 def test_final_hand_is_worth_its_best_row_plus_w_after_it_plus_its_bonus():

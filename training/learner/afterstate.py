@@ -74,20 +74,29 @@ def features(obs: np.ndarray, mask: np.ndarray, table: bool = False) -> tuple[np
     Per discard: the kept hand's suit x rank counts (/2) and bonus cards, its open rows' values (/30, a used row 0) and
     bonus (/20); per decision: the unseen cards' suit x rank counts (/2), the observer's used rows, the rounds left
     (one-hot), the turn (one-hot) and whether the observer is the Grinch; with ``table`` (a run over several table sizes)
-    also the seats at the table (6 bits, the first ``n`` set: the observation's own).
+    also the seats at the table (6 bits, the first ``n`` set: the observation's own).  An illegal discard's afterstate is
+    the whole hand's.  Play reads the legal ones alone: :func:`legal_features`.
     """
     obs = np.asarray(obs, np.float32)
+    x, _, _ = legal_features(obs, np.ones((len(obs), NUM_CARDS), bool), table)
+    return x.reshape(len(obs), NUM_CARDS, -1), np.asarray(mask)[:, :NUM_CARDS].astype(bool)
+
+
+def legal_features(obs: np.ndarray, mask: np.ndarray, table: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(float32[M, F] afterstates, int[M] decision, int[M] card)`` of the ``M`` legal discards of ``D`` observations and
+    masks, in row-major order: the rows ``features(obs, mask)[0][mask]``, without computing the other ``48 D - M``."""
+    obs = np.asarray(obs, np.float32)
+    d, c = np.nonzero(np.asarray(mask)[:, :NUM_CARDS])
     hand = obs[:, :NUM_CARDS]
-    after = hand[:, None, :] * (1 - np.eye(NUM_CARDS, dtype=np.float32))  # [D, 48, 48]
-    used = obs[:, _CONTEXT[0]]
+    after = hand[d]
+    after[np.arange(len(d)), c] = 0
     rows, bonus = rt.hand_values(after)
-    rows = rows * (used[:, None] < 0.5)
+    rows = rows * (obs[d, _CONTEXT[0]] < 0.5)
     seats = obs[:, enc.SEAT_BLOCK:enc.AT_TABLE].reshape(len(obs), -1, 4, NUM_CARDS)
     unseen = (hand + seats.max(2).sum(1) == 0).astype(np.float32)
     ctx = np.concatenate([unseen @ SUIT_RANK / 2] + [obs[:, s] for s in _CONTEXT] + ([obs[:, _TABLE]] if table else []), 1)
-    per = np.concatenate([after @ SUIT_RANK / 2, after[..., BONUS], rows / 30, bonus[..., None] / 20,
-                          np.broadcast_to(ctx[:, None], (len(obs), NUM_CARDS, ctx.shape[1]))], -1)
-    return per.astype(np.float32), np.asarray(mask)[:, :NUM_CARDS].astype(bool)
+    x = np.concatenate([after @ SUIT_RANK / 2, after[:, BONUS], rows / 30, bonus[:, None] / 20, ctx[d]], 1)
+    return x.astype(np.float32), d, c
 
 
 NUM_FEATURES = features(np.zeros((1, enc.OBS_SIZE), np.float32), np.zeros((1, NUM_ACTIONS), bool))[0].shape[-1]  # 85
@@ -212,9 +221,8 @@ class Value:
 
     def discards(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(legal discards, their values)`` of one decision."""
-        x, m = features(obs[None], mask[None], self.table)
-        legal = np.flatnonzero(m[0])
-        return legal, self(x[0, legal])
+        x, _, legal = legal_features(obs[None], mask[None], self.table)
+        return legal, self(x)
 
     def hands(self, obs: np.ndarray, hands: np.ndarray) -> np.ndarray:
         """The worth of each hand ``hands[k]`` (48 card bits) in the context of ``obs``: the value of its best discard."""
@@ -222,9 +230,9 @@ class Value:
         o[:, :NUM_CARDS] = hands
         out = np.empty(len(hands))
         for b in range(0, len(hands), 512):
-            x, m = features(o[b:b + 512], hands[b:b + 512].astype(bool), self.table)
-            v = np.full(m.shape, -np.inf)
-            v[m] = self(x[m])
+            x, d, c = legal_features(o[b:b + 512], hands[b:b + 512].astype(bool), self.table)
+            v = np.full((len(o[b:b + 512]), NUM_CARDS), -np.inf)
+            v[d, c] = self(x)
             out[b:b + 512] = v.max(1)
         return out
 
@@ -453,4 +461,4 @@ def denial_of(fitted: dict[str, Any], weight: Any = None, where: str = "aftersta
 
 
 __all__ = ["DENY_FEATURES_VERSION", "FEATURES_VERSION", "NUM_DENY_FEATURES", "NUM_FEATURES", "NUM_TABLE_FEATURES", "PLAYS", "ROLES", "AfterstateAgent", "Denial",
-           "LaterValue", "RulesLeafValue", "Value", "agent_from", "denial_of", "deny_features", "discard_worths", "features", "later_inputs", "mlp", "scorer", "softmax_pick", "table_size"]
+           "LaterValue", "RulesLeafValue", "Value", "agent_from", "denial_of", "deny_features", "discard_worths", "features", "later_inputs", "legal_features", "mlp", "scorer", "softmax_pick", "table_size"]
