@@ -24,22 +24,19 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from last_round_win import run_explorer  # this folder's last_round_win.py: the run's generation play of one fit
 
 from grinch_env.games import get_game
 from grinch_env.grinch import encoding as enc
 from grinch_env.grinch.cards import NUM_CARDS
 from grinch_env.grinch.game import DRAW_PILE_ACTION
 from training.learner.afterstate import LaterValue, Value, legal_features, scorer
-from training.learner.afterstate_run import explorer_of
 
 _W: dict = {}
 
 
 def _init(run: str, fit: int) -> None:
-    torch.set_num_threads(1)
-    ck = torch.load(f"{run}/latest.pt", weights_only=True)
-    cfg, fitted = ck["afterstate_config"], ck["values"][fit]
-    _W["explorer"] = explorer_of(fitted, cfg["temperature"], cfg["play_draws"], cfg["draw_samples"])
+    _W["explorer"], fitted = run_explorer(run, fit)
     _W["look"] = scorer(Value.from_state(fitted["value"]), LaterValue(Value.from_state(fitted["later"])), "lookahead")
 
 

@@ -152,11 +152,16 @@ class WinAgent(AfterstateAgent):
 _W: dict = {}
 
 
-def _init(run: str, fit: int) -> None:
+def run_explorer(run: str, fit: int) -> tuple:
+    """``(explorer, fitted)``: the run's generation play of its fit ``fit`` (as its next generation would play), one torch thread."""
     torch.set_num_threads(1)
     ck = torch.load(f"{run}/latest.pt", weights_only=True)
     cfg, fitted = ck["afterstate_config"], ck["values"][fit]
-    _W["explorer"] = explorer_of(fitted, cfg["temperature"], cfg["play_draws"], cfg["draw_samples"])
+    return explorer_of(fitted, cfg["temperature"], cfg["play_draws"], cfg["draw_samples"]), fitted
+
+
+def _init(run: str, fit: int) -> None:
+    _W["explorer"], fitted = run_explorer(run, fit)
     _W["value"], _W["deny"] = Value.from_state(fitted["value"]), denial_of(fitted)
 
 
