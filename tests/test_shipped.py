@@ -247,6 +247,10 @@ NET_SEARCH = {
     "learner_grinch_afterstate_deny:play=lookahead": ("Grinch", (
         (2, ("learner_pooled/grinch_2p_deny_seed9600.json",), "expectimax", "above", "learner_grinch_afterstate_deny"),
     )),
+    # that run trained on to 6 generations, then its look-ahead distilled into V: the network alone, on 9,600 fresh deals
+    "learner_grinch_afterstate_distilled:play=value": ("Grinch", (
+        (2, ("learner_pooled/grinch_2p_distilled_value_seed9700.json",), "expectimax", "above"),
+    )),
 }
 
 
