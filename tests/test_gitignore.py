@@ -30,7 +30,7 @@ def test_run_outputs_are_ignored(path):
 
 def test_every_tracked_file_under_checkpoints_is_kept():
     tracked = subprocess.run(["git", "ls-files", "checkpoints"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
-    assert {p.split("/")[1] for p in tracked} == {"distill_expectimax", "distill_lookahead", "expert_iteration", "gnoming_distill", "gnoming_finetune", "learner_gnoming_long", "learner_gnoming_long_106min", "learner_gnoming_long_237min", "learner_gnoming_afterstate", "learner_gnoming_league", "learner_gnoming_league_373min", "learner_grinch_afterstate_deny", "learner_grinch_afterstate_deny_4p", "learner_grinch_afterstate_tables", "learner_grinch_afterstate_value", "learner_grinch_afterstate_value_4p", "learner_grinch_cards", "learner_grinch_long", "selfplay_mixed"}
+    assert {p.split("/")[1] for p in tracked} == {"distill_expectimax", "distill_lookahead", "expert_iteration", "gnoming_distill", "gnoming_finetune", "learner_gnoming_long", "learner_gnoming_long_106min", "learner_gnoming_long_237min", "learner_gnoming_afterstate", "learner_gnoming_league", "learner_gnoming_league_373min", "learner_grinch_afterstate_deny", "learner_grinch_afterstate_deny_4p", "learner_grinch_afterstate_distilled", "learner_grinch_afterstate_tables", "learner_grinch_afterstate_value", "learner_grinch_afterstate_value_4p", "learner_grinch_cards", "learner_grinch_long", "selfplay_mixed"}
     assert [p for p in tracked if ignored(p)] == []
 
 
@@ -48,6 +48,7 @@ def test_the_long_learner_runs_resume_point_is_tracked():
     assert ignored("checkpoints/learner_grinch_afterstate_deny/data/gen0.npz")
     assert not ignored("checkpoints/learner_grinch_afterstate_deny_4p/latest.pt")  # and at 4 players
     assert ignored("checkpoints/learner_grinch_afterstate_deny_4p/data/gen3.npz")
+    assert not ignored("checkpoints/learner_grinch_afterstate_distilled/latest.pt")  # the 2-player network alone, its V distilled
     assert not ignored("checkpoints/learner_grinch_afterstate_tables/latest.pt")  # one set of values for 2-6 players
     assert ignored("checkpoints/learner_grinch_afterstate_tables/data/gen3.npz")
     assert not ignored("checkpoints/learner_gnoming_afterstate/latest.pt")  # Gnoming's afterstate values from random play
