@@ -230,8 +230,9 @@ class Value:
         o[:, :NUM_CARDS] = hands
         out = np.empty(len(hands))
         for b in range(0, len(hands), 512):
-            x, d, c = legal_features(o[b:b + 512], hands[b:b + 512].astype(bool), self.table)
-            v = np.full((len(o[b:b + 512]), NUM_CARDS), -np.inf)
+            chunk = hands[b:b + 512]
+            x, d, c = legal_features(o[b:b + 512], chunk.astype(bool), self.table)
+            v = np.full((len(chunk), NUM_CARDS), -np.inf)
             v[d, c] = self(x)
             out[b:b + 512] = v.max(1)
         return out

@@ -42,7 +42,7 @@ from grinch_env.games import get_game
 from grinch_env.grinch import encoding as enc
 from grinch_env.grinch.agents.base import decode
 from grinch_env.grinch.cards import NUM_CARDS
-from grinch_env.grinch.game import DRAW_PILE_ACTION
+from grinch_env.grinch.game import DRAW_PILE_ACTION, MAX_ROUNDS
 from grinch_env.grinch.scoring import NUM_ROWS
 from training.learner.afterstate import (
     SCALES,
@@ -76,7 +76,7 @@ def context(obs: np.ndarray) -> np.ndarray:
 
 def last_round(obs: np.ndarray) -> bool:
     """Whether ``obs`` is in the game's last round."""
-    return bool(obs[enc.ROUNDS_LEFT:enc.ROUNDS_LEFT + 6].any()) and _rounds_after(obs) == 0
+    return bool(obs[enc.ROUNDS_LEFT:enc.ROUNDS_LEFT + MAX_ROUNDS].any()) and _rounds_after(obs) == 0
 
 
 class Win:
