@@ -26,6 +26,13 @@ last ``replay_generations`` generations' records:
 4. the agent of the new values (``eval_play``) plays ``eval_opponent`` (seat-rotated paired deals, the same deals every
    generation; before the first fit, the uniformly random policy the run starts from).
 
+With a ``distill`` section (the Grinch's), one more generation follows the last fit: its look-ahead distilled into its
+``V`` (:mod:`training.learner.afterstate_distill`: the last fit's explorer plays ``distill.games`` games, every legal
+afterstate of each discard the look-ahead values by the rules is recorded with its worth, in ``data/distill.npz``, a
+cache as the generations' records; ``V`` is fine-tuned on them and on the last generation's records), with the last
+fit's ``W`` and ``G``, evaluated as a generation is.  A run that has it ends with it: its ``generations`` and
+``distill`` no longer change on resume; a run without it may add it on resume (``--set distill.games=4000``).
+
 The run directory holds ``latest.pt`` (format ``grinch_learner_afterstate_v1``: the config, every generation's fitted
 ``V`` and ``W``, the log; loadable with ``weights_only``), ``data/gen<g>.npz`` (each generation's records, a cache:
 every game is played from a seed drawn from ``(seed, g)`` by values the checkpoint holds, so a missing file is played
@@ -56,7 +63,7 @@ from grinch_env.games import get_game
 from grinch_env.grinch import encoding as enc
 from grinch_env.grinch.game import DRAW_PILE_ACTION, SCORE_BASE
 from grinch_env.grinch.scoring import NUM_ROWS
-from training.learner import gnoming_afterstate
+from training.learner import afterstate_distill, gnoming_afterstate
 from training.learner.afterstate import (
     DENY_FEATURES_VERSION,
     FEATURES_VERSION,
@@ -95,6 +102,18 @@ class FitSection(_Section):
     held_out: float = Field(0.1, gt=0, lt=1, description="the last share of the records, not trained on: the explained variance")
 
 
+class DistillSection(_Section):
+    """The ``distill`` stage (:mod:`training.learner.afterstate_distill`): the last fit's look-ahead distilled into its ``V``."""
+
+    games: int = Field(4000, ge=2, description="games the last fit's explorer plays; every legal afterstate of each discard the "
+                       "look-ahead values by the rules is recorded with its worth")
+    steps: int = Field(16000, ge=1, description="Adam steps of the fine-tuning")
+    batch_size: int = Field(256, ge=1, description="records of each half of a batch: the last generation's own, the look-ahead's")
+    learning_rate: float = Field(3e-4, gt=0)
+    held_out: float = Field(0.1, gt=0, lt=1, description="the last share of the looked-ahead decisions, not trained on: the agreement")
+    seed: int | None = Field(None, description="the games' seeds are drawn from (seed, 31); default the run's seed + 1")
+
+
 class AfterstateConfig(_Section):
     """One afterstate policy-iteration run (unknown keys are errors)."""
 
@@ -120,6 +139,8 @@ class AfterstateConfig(_Section):
     deny_weight: float | None = Field(None, ge=0, le=10, description="the charge's weight; default 1/(n-1) at a table of n: the Who's own "
                                       "points against the others' mean")
     deny_fit: FitSection = Field(default_factory=lambda: FitSection(width=64, steps=1000))  # a noisy target: longer fits overfit it
+    distill: DistillSection | None = Field(None, description="the Grinch's: after the last fit, its look-ahead distilled into V, "
+                                           "written as one more fitted generation (training.learner.afterstate_distill)")
     workers: int = Field(1, ge=1, description="processes that play a generation's games (the records do not depend on it)")
     eval_games: int = Field(200, ge=0, description="games against eval_opponent after each fit (0: none)")
     eval_opponent: str = "greedy"
@@ -139,6 +160,9 @@ class AfterstateConfig(_Section):
         if self.final_play is None:
             self.final_play = "lookahead" if grinch else "value"
         if not grinch:  # Gnoming's values have no rows to keep open, no Grinch, and one way to play
+            if self.distill is not None:
+                raise ValueError("distill is the Grinch's (its look-ahead values a round's last discards by the rules); a Gnoming "
+                                 "afterstate run has none: leave distill out")
             for key, allowed in (("deny", False), ("play_draws", "random"), ("eval_play", "value"), ("final_play", "value")):
                 if getattr(self, key) != allowed:
                     raise ValueError(f"{key}: {getattr(self, key)!r} is the Grinch's; a Gnoming afterstate run takes {key}: {allowed!r} "
@@ -152,6 +176,11 @@ class AfterstateConfig(_Section):
                 except (ValueError, KeyError, FileNotFoundError) as exc:
                     raise ValueError(f"opponent {opp!r} is not an agent of {spec.title}: {exc}") from None
         return self
+
+    @property
+    def stages(self) -> int:
+        """Fitted generations the finished run holds: ``generations``, and one more with ``distill``."""
+        return self.generations + (self.distill is not None)
 
     @property
     def table_sizes(self) -> list[int]:
@@ -261,6 +290,16 @@ def _init_player(fitted: dict[str, Any] | None, temperature: float, play_draws: 
 
 def _worker_play(num_players: int, seed: int) -> dict[str, np.ndarray]:
     return _PLAYER["play"](_PLAYER["explorer"], num_players, seed)
+
+
+def _init_distiller(fitted: dict[str, Any], temperature: float, play_draws: str, draw_samples: int, table: bool) -> None:
+    torch.set_num_threads(1)
+    _PLAYER["explorer"], _PLAYER["look"] = explorer_of(fitted, temperature, play_draws, draw_samples, table=table), afterstate_distill.look_of(fitted)
+    _PLAYER["table"] = table
+
+
+def _worker_distill(num_players: int, seed: int) -> dict[str, np.ndarray]:
+    return afterstate_distill.play_game(_PLAYER["explorer"], _PLAYER["look"], num_players, seed, _PLAYER["table"])
 
 
 def _play_of(game: str) -> Any:
@@ -406,7 +445,21 @@ class AfterstateRun:
             _set(data, key.strip(), yaml.safe_load(value))
         run = cls(AfterstateConfig.model_validate(data))
         run.fitted, run.seconds, run.wall_seconds, run.log = ckpt["values"], ckpt["seconds"], ckpt["wall_seconds"], ckpt["log"]
+        run.check_stages()
         return run
+
+    def check_stages(self) -> None:
+        """Refuse a config its fitted generations contradict: once distilled, a run ends with its distillation (its
+        ``generations`` and ``distill`` are fixed); before, ``distill`` distils the fit of the last of ``generations``."""
+        cfg, done = self.cfg, self.distilled
+        if done:
+            made = {k: v for k, v in self.fitted[-1]["distilled"].items() if k != "from_generation"}
+            if cfg.distill is None or cfg.distill.model_dump() != made or cfg.generations != self.generation - 1:
+                raise ValueError(f"the run ends with its distillation of generation {self.generation - 2}'s fit ({made}): its generations "
+                                 f"({self.generation - 1}) and distill cannot change; branch a new run from an earlier copy instead")
+        elif cfg.distill is not None and self.generation > cfg.generations:
+            raise ValueError(f"distill: the run holds {self.generation} fitted generations, more than generations {cfg.generations}: the "
+                             f"stage distils the last of generations' fits; set generations={self.generation} to distil the last one")
 
     # ------------------------------------------------------------ one generation
     def data_path(self, generation: int) -> Path:
@@ -444,10 +497,75 @@ class AfterstateRun:
         os.replace(tmp, path)
         return data
 
-    def step(self) -> dict[str, Any]:
-        """Play the next generation's games (or read them), fit its values, evaluate them; return the log row."""
+    @property
+    def distilled(self) -> bool:
+        """Whether the run's last fitted generation is the ``distill`` stage's."""
+        return bool(self.fitted) and "distilled" in self.fitted[-1]
+
+    def distill_seeds(self) -> list[int]:
+        """The seeds of the ``distill`` stage's games: a function of its seed (default the run's + 1) alone."""
+        d = self.cfg.distill
+        return game_seeds(self.cfg.seed + 1 if d.seed is None else d.seed, afterstate_distill.SEED_STREAM, d.games)
+
+    def distill_records(self) -> dict[str, np.ndarray]:
+        """The ``distill`` stage's looked-ahead afterstates: read from ``data/distill.npz``, or played by the last fit's
+        explorer and written there atomically (a cache, as a generation's records)."""
+        cfg = self.cfg
+        path = cfg.run_dir / "data" / "distill.npz"
+        seeds = self.distill_seeds()
+        if path.exists():
+            with np.load(path) as z:
+                data = {k: z[k] for k in z.files}
+            if data.get("seeds") is not None and data["seeds"].tolist() == seeds and set(afterstate_distill.DISTILL_KEYS) <= data.keys():
+                return data
+        fitted, table = self.fitted[cfg.generations - 1], cfg.multi
+        jobs = [(cfg.size_of(i), s) for i, s in enumerate(seeds)]
+        if cfg.workers == 1:
+            explorer, look = explorer_of(fitted, cfg.temperature, cfg.play_draws, cfg.draw_samples, table=table), afterstate_distill.look_of(fitted)
+            games = [afterstate_distill.play_game(explorer, look, n, s, table) for n, s in jobs]
+        else:
+            import multiprocessing
+
+            ctx = multiprocessing.get_context("spawn")
+            with ctx.Pool(cfg.workers, initializer=_init_distiller, initargs=(fitted, cfg.temperature, cfg.play_draws, cfg.draw_samples, table)) as pool:
+                games = pool.starmap(_worker_distill, jobs, chunksize=8)
+        data = {**afterstate_distill.merge(games), "seeds": np.array(seeds, np.int64)}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.stem + ".tmp.npz")
+        np.savez(tmp, **data)
+        os.replace(tmp, path)
+        return data
+
+    def distill_step(self) -> dict[str, Any]:
+        """The ``distill`` stage: the last fit's look-ahead distilled into its ``V`` (:mod:`training.learner.afterstate_distill`),
+        with its ``W`` and ``G`` written as one more fitted generation; return the log row."""
         cfg = self.cfg
         g = self.generation
+        start, wall = _cpu_seconds(), time.perf_counter()
+        look = self.distill_records()
+        last = self.fitted[g - 1]
+        base, later = Value.from_state(last["value"]), LaterValue(Value.from_state(last["later"]))
+        mc = self.records(g - 1)  # the records the last fit read last: the Monte Carlo targets it keeps to
+        players = np.rint(mc["x"][:, NUM_FEATURES:].sum(1)).astype(np.int64) if cfg.multi else None
+        mc_y = mc["round"] + later(mc["used_after"], mc["rounds_after"], players)
+        tuned, stats = afterstate_distill.distill(base, mc["x"], mc_y, look, cfg.distill, seed=cfg.seed)
+        self.fitted.append({**last, "value": tuned.state(), "distilled": {**cfg.distill.model_dump(), "from_generation": g - 1}})
+        self.seconds += _cpu_seconds() - start
+        self.wall_seconds += time.perf_counter() - wall
+        row: dict[str, Any] = {"generation": g, "distilled": True, "cpu_seconds": round(self.seconds, 2), "wall_seconds": round(self.wall_seconds, 2),
+                               "games": cfg.distill.games, "records": int(len(look["y"])), "decisions": int(len(look["kind"])),
+                               **{k: round(v, 4) for k, v in stats.items()}}
+        row.update(self.evaluate(self.agent()))
+        self.log.append(row)
+        return row
+
+    def step(self) -> dict[str, Any]:
+        """Play the next generation's games (or read them), fit its values, evaluate them; return the log row.  After the
+        last generation, with ``distill``, the distillation instead (:meth:`distill_step`)."""
+        cfg = self.cfg
+        g = self.generation
+        if cfg.distill is not None and g == cfg.generations:
+            return self.distill_step()
         start, wall = _cpu_seconds(), time.perf_counter()
         data = self.records(g)
         pool = [self.records(k) for k in range(max(0, g - cfg.replay_generations + 1), g)] + [data]
@@ -505,7 +623,8 @@ class AfterstateRun:
 
     def curve(self) -> list[dict[str, Any]]:
         """The log as learner curve rows (``training.learner.run.CURVE_FIELDS``); ``entropy``: the mean entropy of the
-        generation play's discard distributions."""
+        generation play's discard distributions; a ``distill`` row's explained variance: the tuned ``V``'s on the last
+        generation's held-out records."""
         rows, samples, games = [], 0, 0
         for r in self.log:
             samples += r.get("records", 0)
@@ -516,7 +635,7 @@ class AfterstateRun:
                     rows.append({"iteration": r["generation"] + 1 if "records" in r else 0, "samples": samples, "games": games,
                                  "train_seconds": r["cpu_seconds"], "wall_seconds": r["wall_seconds"], "opponent": self.cfg.eval_opponent,
                                  "num_players": n, "win_share": win, "half_width": hw,
-                                 "explained_variance": r.get("explained_variance", float("nan")),
+                                 "explained_variance": r.get("explained_variance", r.get("mc_explained_variance_after", float("nan"))),
                                  "entropy": r.get("play_entropy", float("nan")), "value_loss": float("nan"), "epsilon": float("nan")})
         return rows
 
@@ -529,7 +648,7 @@ class AfterstateRun:
 def train(run: AfterstateRun, generations: int | None = None, quiet: bool = False) -> AfterstateRun:
     """Run generations until ``cfg.generations`` (or ``generations`` more), saving after each."""
     torch.set_num_threads(run.cfg.torch_threads)
-    stop = run.cfg.generations if generations is None else min(run.cfg.generations, run.generation + generations)
+    stop = run.cfg.stages if generations is None else min(run.cfg.stages, run.generation + generations)
     run.cfg.run_dir.mkdir(parents=True, exist_ok=True)
     (run.cfg.run_dir / "config.yaml").write_text(yaml.safe_dump(run.cfg.model_dump(), sort_keys=False))  # the resolved config, to read
     if not run.log and run.cfg.eval_games:  # the curve's first point: the uniformly random policy generation 0 plays
@@ -602,7 +721,7 @@ def main(argv: list[str] | None = None) -> int:
         final_report(run, games, processes=args.processes)
         return 0
     train(run, args.generations)
-    if run.generation >= run.cfg.generations and games:
+    if run.generation >= run.cfg.stages and games:
         final_report(run, games, processes=args.processes)
     return 0
 

@@ -261,9 +261,14 @@ class LearnerConfig(_Section):
 
 
 def _set(data: dict[str, Any], dotted: str, value: Any) -> None:
+    """Set the dotted key ``dotted`` of ``data`` to ``value``; a section left out or null (``distill: null``) becomes one."""
     keys = dotted.split(".")
-    for k in keys[:-1]:
-        data = data.setdefault(k, {})
+    for i, k in enumerate(keys[:-1]):
+        if data.get(k) is None:
+            data[k] = {}
+        data = data[k]
+        if not isinstance(data, dict):
+            raise ValueError(f"--set {dotted}: {'.'.join(keys[:i + 1])} is {data!r}, not a section with keys")
     data[keys[-1]] = value
 
 
