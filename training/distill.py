@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
 import pickle
 import random
 import sys
@@ -52,6 +51,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from grinch_env.parallel import worker_pool
 from training.checkpoint import (  # both trainers save and resume here (`duplicates` pairs this list with train.py's: names, not logic)
     BEST,
     GracefulStop,
@@ -170,8 +170,7 @@ def collect_round(cfg: DistillConfig, round_index: int, student: PolicyValueNet 
             parts.append(play_data_game(i))
             bar.update(1)
     else:
-        ctx = multiprocessing.get_context("spawn")
-        with ctx.Pool(cfg.processes, initializer=_init_worker, initargs=init_args) as pool:
+        with worker_pool(cfg.processes, _init_worker, init_args) as pool:
             for part in pool.imap(play_data_game, range(cfg.games_per_round), chunksize=8):
                 parts.append(part)
                 bar.update(1)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import multiprocessing
 import os
 import pickle
 import sys
@@ -35,6 +34,7 @@ from grinch_env.evaluation.ratings import mean_interval, rate_games, wilson_inte
 from grinch_env.evaluation.report import repeated_names_note
 from grinch_env.evaluation.tournament import Table, build_agent, lineups, run_game, run_games_lockstep, schedule
 from grinch_env.games import DEFAULT_GAME, GAMES, GameSpec, get_game
+from grinch_env.parallel import worker_pool
 
 CHECKPOINT_SUFFIXES = (".pt", ".zip")
 
@@ -245,9 +245,8 @@ def evaluate(
         # spawn, not fork: a forked copy of a process that has used torch's threads can hang.  Agent objects travel
         # as plain pickles: the pool's own pickler would hand torch tensors over as shared-memory handles, which
         # fail to open in the workers on some machines (and the pool then respawns its workers for ever).
-        ctx = multiprocessing.get_context("spawn")
         init_args = ([s if isinstance(s, str) else pickle.dumps(s) for s in agents], *init_args[1:], True, logs is not None)
-        with ctx.Pool(processes, initializer=_init_worker, initargs=init_args) as pool:
+        with worker_pool(processes, _init_worker, init_args) as pool:
             if lockstep > 1:  # chunks of 1 to 4 x lockstep consecutive games, each played lockstep wide in a worker
                 size = lockstep_chunk(num_games, processes, lockstep)
                 chunks = [(range(i, min(num_games, i + size)), lockstep) for i in range(0, num_games, size)]

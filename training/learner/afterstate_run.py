@@ -63,6 +63,7 @@ from grinch_env.games import get_game
 from grinch_env.grinch import encoding as enc
 from grinch_env.grinch.game import DRAW_PILE_ACTION, SCORE_BASE
 from grinch_env.grinch.scoring import NUM_ROWS
+from grinch_env.parallel import worker_pool
 from training.learner import afterstate_distill, gnoming_afterstate
 from training.learner.afterstate import (
     DENY_FEATURES_VERSION,
@@ -482,11 +483,7 @@ class AfterstateRun:
             explorer, play = explorer_of(fitted, cfg.temperature, cfg.play_draws, cfg.draw_samples, cfg.game, table), _play_of(cfg.game)
             games = [play(explorer, cfg.size_of(i), s) for i, s in enumerate(seeds)]
         else:
-            import multiprocessing
-
-            ctx = multiprocessing.get_context("spawn")  # not fork: a forked copy of a process that has used torch's threads can hang
-            with ctx.Pool(cfg.workers, initializer=_init_player, initargs=(fitted, cfg.temperature, cfg.play_draws, cfg.draw_samples, cfg.game,
-                                                                           table)) as pool:
+            with worker_pool(cfg.workers, _init_player, (fitted, cfg.temperature, cfg.play_draws, cfg.draw_samples, cfg.game, table)) as pool:
                 games = pool.starmap(_worker_play, [(cfg.size_of(i), s) for i, s in enumerate(seeds)], chunksize=8)
         data = {k: np.concatenate([g[k] for g in games]) for k in games[0]}
         data["games"] = np.array([len(g["round"]) for g in games], np.int64)  # records per game
@@ -524,10 +521,7 @@ class AfterstateRun:
             explorer, look = explorer_of(fitted, cfg.temperature, cfg.play_draws, cfg.draw_samples, table=table), afterstate_distill.look_of(fitted)
             games = [afterstate_distill.play_game(explorer, look, n, s, table) for n, s in jobs]
         else:
-            import multiprocessing
-
-            ctx = multiprocessing.get_context("spawn")
-            with ctx.Pool(cfg.workers, initializer=_init_distiller, initargs=(fitted, cfg.temperature, cfg.play_draws, cfg.draw_samples, table)) as pool:
+            with worker_pool(cfg.workers, _init_distiller, (fitted, cfg.temperature, cfg.play_draws, cfg.draw_samples, table)) as pool:
                 games = pool.starmap(_worker_distill, jobs, chunksize=8)
         data = {**afterstate_distill.merge(games), "seeds": np.array(seeds, np.int64)}
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -391,12 +391,12 @@ class ExpertRun:
         if cfg.workers == 1:
             games = [play_game(self.net, cfg, *job) for job in jobs]
         else:
-            import multiprocessing
             import pickle
 
+            from grinch_env.parallel import worker_pool
+
             weights = pickle.dumps({k: v.clone() for k, v in self.net.state_dict().items()})
-            ctx = multiprocessing.get_context("spawn")  # not fork: a forked copy of a process that has used torch's threads can hang
-            with ctx.Pool(min(cfg.workers, len(jobs)), initializer=_init_player, initargs=(weights, self.net_config, cfg.model_dump())) as pool:
+            with worker_pool(min(cfg.workers, len(jobs)), _init_player, (weights, self.net_config, cfg.model_dump())) as pool:
                 games = pool.starmap(_worker_play, jobs)
         return {k: np.concatenate([g[k] for g in games]) for k in games[0]}
 
