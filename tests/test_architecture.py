@@ -64,7 +64,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "grinch_env", "grinch_env.__main__", "grinch_env.agents", "grinch_env.play_base", "grinch_env.registry", "grinch_env.gym_env", "grinch_env.video",
         "grinch_env.<game>", "grinch_env.<game>.harness", "grinch_env.<game>.play",
         "grinch_env.evaluation", "grinch_env.evaluation.*", "grinch_env.integrations", "grinch_env.integrations.*",
-        "grinch_env.web", "grinch_env.web.*",
+        "grinch_env.web", "grinch_env.web.*", "grinch_env.parallel",
     )),
     ("training", ("training", "training.*")),
 ]
