@@ -30,7 +30,7 @@ from grinch_env.games import get_game
 from grinch_env.grinch import encoding as enc
 from grinch_env.grinch.cards import NUM_CARDS
 from grinch_env.grinch.game import DRAW_PILE_ACTION
-from training.learner.afterstate import NUM_FEATURES, LaterValue, Value, legal_features, scorer
+from training.learner.afterstate import LaterValue, Value, legal_features, scorer
 
 DISTILL_KEYS = ("x", "y", "decision", "kind")  # play_game's records
 SEED_STREAM = 31  # the distillation's games are drawn from (distill seed, SEED_STREAM)
@@ -67,9 +67,8 @@ def play_game(explorer: Any, look: Value, num_players: int, seed: int, table: bo
             ids.append(np.full(len(worth), len(kinds)))
             kinds.append(kind)
         game.step(action)
-    width = NUM_FEATURES + (6 if table else 0)
-    return {"x": np.concatenate(xs) if xs else np.zeros((0, width), np.float32), "y": np.concatenate(ys).astype(np.float32) if ys else np.zeros(0, np.float32),
-            "decision": np.concatenate(ids) if ids else np.zeros(0, np.int64), "kind": np.array(kinds, np.int64)}
+    # every round ends with each seat's last discard, so a game has looked-ahead decisions
+    return {"x": np.concatenate(xs), "y": np.concatenate(ys).astype(np.float32), "decision": np.concatenate(ids), "kind": np.array(kinds, np.int64)}
 
 
 def merge(games: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:

@@ -335,6 +335,24 @@ def game_seeds(seed: int, generation: int, games: int) -> list[int]:
     return [int(s) for s in np.random.default_rng([seed, generation]).integers(2**62, size=games)]
 
 
+def read_cache(path: Path, seeds: list[int], keys: tuple[str, ...]) -> dict[str, np.ndarray] | None:
+    """The records cached at ``path`` if they are the games of ``seeds`` with every key of ``keys``, else None (another
+    run's games, its latest.pt removed and its data/ left, or older code's: to be played again)."""
+    if not path.exists():
+        return None
+    with np.load(path) as z:
+        data = {k: z[k] for k in z.files}
+    return data if data.get("seeds") is not None and data["seeds"].tolist() == seeds and set(keys) <= data.keys() else None
+
+
+def write_cache(path: Path, data: dict[str, np.ndarray]) -> None:
+    """Write records to ``path`` atomically (a stopped write leaves no partial file)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.stem + ".tmp.npz")
+    np.savez(tmp, **data)
+    os.replace(tmp, path)
+
+
 # ------------------------------------------------------------------ fitting
 def fit_value(x: np.ndarray, y: np.ndarray, cfg: FitSection, seed: int, table: bool = False) -> tuple[Value, float]:
     """An MLP from ``x`` to the standardised ``y``, seeded; return it as a :class:`Value` in ``y``'s units (``table``: its
@@ -365,6 +383,17 @@ def fit_value(x: np.ndarray, y: np.ndarray, cfg: FitSection, seed: int, table: b
     return Value(net, mu, sd, table), ev
 
 
+def table_of(records: dict[str, np.ndarray], multi: bool) -> np.ndarray | None:
+    """The seats at each Grinch record's table (read from its afterstate) in a run over several sizes, else None."""
+    return np.rint(records["x"][:, NUM_FEATURES:].sum(1)).astype(np.int64) if multi else None
+
+
+def value_target(records: dict[str, np.ndarray], later: LaterValue, players: np.ndarray | None) -> np.ndarray:
+    """``V``'s Monte Carlo target of each Grinch record: the round's own points plus ``W`` after the round (``players``:
+    :func:`table_of` the records)."""
+    return records["round"] + later(records["used_after"], records["rounds_after"], players)
+
+
 def fit_generation(records: dict[str, np.ndarray], cfg: AfterstateConfig, generation: int) -> tuple[dict[str, Any], dict[str, float]]:
     """``W`` on the later rounds' own points, then ``V`` on the round's own points plus ``W`` after it (Gnoming: ``V`` on
     minus the round's margin alone (own score against the others' mean); its rounds are independent deals); return their checkpoint states and the fit's statistics."""
@@ -372,11 +401,11 @@ def fit_generation(records: dict[str, np.ndarray], cfg: AfterstateConfig, genera
         target = records["round"]
         value, ev = fit_value(records["x"].astype(np.float32), target, cfg.value, seed=1_000 * cfg.seed + 2 * generation)
         return {"value": value.state()}, {"explained_variance": ev, "target_mean": float(target.mean()), "target_sd": float(target.std())}
-    players = np.rint(records["x"][:, NUM_FEATURES:].sum(1)).astype(np.int64) if cfg.multi else None  # the seats at each record's table
+    players = table_of(records, cfg.multi)
     later, ev_later = fit_value(later_inputs(records["used_after"], records["rounds_after"], players), records["own"] - records["round"],
                                 cfg.later, seed=1_000 * cfg.seed + 2 * generation + 1, table=cfg.multi)
     w = LaterValue(later)
-    target = records["round"] + w(records["used_after"], records["rounds_after"], players)
+    target = value_target(records, w, players)
     value, ev = fit_value(records["x"], target, cfg.value, seed=1_000 * cfg.seed + 2 * generation, table=cfg.multi)
     fitted = {"value": value.state(), "later": later.state()}
     stats = {"explained_variance": ev, "later_explained_variance": ev_later, "target_mean": float(target.mean()), "target_sd": float(target.std())}
@@ -472,11 +501,9 @@ class AfterstateRun:
         cfg = self.cfg
         path = self.data_path(generation)
         seeds = game_seeds(cfg.seed, generation, cfg.games_per_generation)
-        if path.exists():
-            with np.load(path) as z:
-                data = {k: z[k] for k in z.files}
-            if data.get("seeds") is not None and data["seeds"].tolist() == seeds and set(record_keys(cfg.game)) <= data.keys():
-                return data  # else another run's games (its latest.pt removed, its data/ left), or older code's: played again
+        cached = read_cache(path, seeds, record_keys(cfg.game))
+        if cached is not None:
+            return cached
         fitted = None if generation == 0 else self.fitted[generation - 1]
         table = cfg.multi and cfg.game == "grinch"
         if cfg.workers == 1:
@@ -488,10 +515,7 @@ class AfterstateRun:
         data = {k: np.concatenate([g[k] for g in games]) for k in games[0]}
         data["games"] = np.array([len(g["round"]) for g in games], np.int64)  # records per game
         data["seeds"] = np.array(seeds, np.int64)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.stem + ".tmp.npz")
-        np.savez(tmp, **data)
-        os.replace(tmp, path)
+        write_cache(path, data)
         return data
 
     @property
@@ -510,11 +534,9 @@ class AfterstateRun:
         cfg = self.cfg
         path = cfg.run_dir / "data" / "distill.npz"
         seeds = self.distill_seeds()
-        if path.exists():
-            with np.load(path) as z:
-                data = {k: z[k] for k in z.files}
-            if data.get("seeds") is not None and data["seeds"].tolist() == seeds and set(afterstate_distill.DISTILL_KEYS) <= data.keys():
-                return data
+        cached = read_cache(path, seeds, afterstate_distill.DISTILL_KEYS)
+        if cached is not None:
+            return cached
         fitted, table = self.fitted[cfg.generations - 1], cfg.multi
         jobs = [(cfg.size_of(i), s) for i, s in enumerate(seeds)]
         if cfg.workers == 1:
@@ -524,10 +546,7 @@ class AfterstateRun:
             with worker_pool(cfg.workers, _init_distiller, (fitted, cfg.temperature, cfg.play_draws, cfg.draw_samples, table)) as pool:
                 games = pool.starmap(_worker_distill, jobs, chunksize=8)
         data = {**afterstate_distill.merge(games), "seeds": np.array(seeds, np.int64)}
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.stem + ".tmp.npz")
-        np.savez(tmp, **data)
-        os.replace(tmp, path)
+        write_cache(path, data)
         return data
 
     def distill_step(self) -> dict[str, Any]:
@@ -540,9 +559,7 @@ class AfterstateRun:
         last = self.fitted[g - 1]
         base, later = Value.from_state(last["value"]), LaterValue(Value.from_state(last["later"]))
         mc = self.records(g - 1)  # the records the last fit read last: the Monte Carlo targets it keeps to
-        players = np.rint(mc["x"][:, NUM_FEATURES:].sum(1)).astype(np.int64) if cfg.multi else None
-        mc_y = mc["round"] + later(mc["used_after"], mc["rounds_after"], players)
-        tuned, stats = afterstate_distill.distill(base, mc["x"], mc_y, look, cfg.distill, seed=cfg.seed)
+        tuned, stats = afterstate_distill.distill(base, mc["x"], value_target(mc, later, table_of(mc, cfg.multi)), look, cfg.distill, seed=cfg.seed)
         self.fitted.append({**last, "value": tuned.state(), "distilled": {**cfg.distill.model_dump(), "from_generation": g - 1}})
         self.seconds += _cpu_seconds() - start
         self.wall_seconds += time.perf_counter() - wall
@@ -724,5 +741,5 @@ if __name__ == "__main__":
     raise SystemExit(main())
 
 
-__all__ = ["RECORD_KEYS", "AfterstateConfig", "AfterstateRun", "Explorer", "explorer_of", "features_version", "fit_generation", "fit_value", "game_seeds",
+__all__ = ["RECORD_KEYS", "AfterstateConfig", "AfterstateRun", "Explorer", "explorer_of", "features_version", "fit_generation", "fit_value", "game_seeds", "read_cache", "table_of", "value_target", "write_cache",
            "load_config", "main", "play_game", "record_keys", "train"]
