@@ -9,6 +9,7 @@ Usage::
 
     python benchmarks/bench_agents.py                       # random, greedy, expectimax at 2 and 4 players
     python benchmarks/bench_agents.py --agents expectimax:samples=64 --players 4 --games 20
+    python benchmarks/bench_agents.py --agents champion,expectimax --players 2 3 4 5 6 --games 4   # the champion's cost
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from grinch_env.grinch.game import Game
 
 def time_agent(spec: str, num_players: int, games: int) -> dict[str, tuple[float, int]]:
     """Return ``{kind: (mean ms per decision, decisions)}`` for kinds discard, draw, score and all."""
-    agent = make_agent(spec, seed=0)
+    agent = make_agent(spec, seed=0, num_players=num_players, game="grinch")
     times: dict[str, list[float]] = defaultdict(list)
     for g in range(games):
         game = Game(num_players, rng=g)

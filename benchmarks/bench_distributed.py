@@ -1,29 +1,19 @@
-"""Benchmark: PPO training samples/s on Ray workers (1 and 2) beside the single-process trainer, in one run (needs ``.[ray]``).
+"""Benchmark: the afterstate learner's generations played in one process, on 2 local worker processes and on 2 Ray
+actors, side by side in one run (the Ray line needs ``.[ray]``), and a check that all three fit the same values.
 
-Each line runs the real trainer (:class:`training.train.Trainer`, the
-``configs/default.yaml`` network and PPO settings, periodic evaluation off)
-for ``--updates`` timed updates after one warm-up update (worker start-up and
-first-call costs are not timed), and prints:
+Each line trains the same small run (:mod:`training.learner.afterstate_run`, the Grinch at 2 players by default; no
+evaluation, no report) for ``--generations`` generations in a fresh directory and prints, per generation, the wall
+seconds of the whole step (playing its ``--games`` games, then the fit on the driver), and the games per wall second
+of the run.  The Ray line starts Ray once before it is timed; its actors start in the first generation (their start
+is in that generation's time, as a local pool's is in every generation's).  The last column says whether the run's
+fitted values (every tensor of ``latest.pt``'s ``values``) are bit-identical to the one-process run's.
 
-* samples/s: env steps (every seat's decisions) per wall-clock second of whole
-  updates, collection and learning together;
-* collect s / update: the wall time of collecting one update's rollouts (on
-  Ray: send the weights, every worker plays ``num_envs`` games, merge);
-* per-worker rate: env steps per second of collection divided by the workers;
-* learn s / update and the learner's rate: the PPO update on the driver, in
-  learner decisions (samples in the batch) per second.
+On the project's 2-core shared machine, two workers and the driver share two cores with everything else: the
+figures are a floor, not a cluster's.  Usage::
 
-With Ray, every worker runs its own batched engine of ``num_envs`` games, so
-an update with N workers trains on N times the batch.  The last lines project,
-on paper, the throughput of a synchronous run at 8, 64 and 512 workers from the
-measured per-worker rate and learner rate (see NOTES_ray.md).
-
-On the project's 2-core shared machine the workers and the learner share two
-cores with everything else: the 2-worker line is CPU-bound, not a measure of a
-cluster.  Usage::
-
-    python benchmarks/bench_distributed.py                 # about 2 minutes
-    python benchmarks/bench_distributed.py --updates 2 --num-envs 32
+    OMP_NUM_THREADS=1 python benchmarks/bench_distributed.py                       # about a minute
+    OMP_NUM_THREADS=1 python benchmarks/bench_distributed.py --games 1000 --generations 3 --workers 4
+    OMP_NUM_THREADS=1 python benchmarks/bench_distributed.py --set game=gnoming --set num_players=3
 """
 
 from __future__ import annotations
@@ -33,82 +23,83 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from training.config import load_config  # noqa: E402
+import torch  # noqa: E402
+
 from training.distributed import init_ray, ray_available  # noqa: E402
-from training.train import Trainer  # noqa: E402
+from training.learner.afterstate_run import AfterstateRun, load_config  # noqa: E402
 
 
-def measure(cfg, updates: int) -> dict[str, float]:
-    """Return samples/s, collection and learning seconds per update, and the learner's decisions per update, after one warm-up update."""
-    with tempfile.TemporaryDirectory() as tmp:
-        trainer = Trainer(cfg, Path(tmp), progress=False)
-        try:
-            trainer.train(stop_after=1)  # warm-up: starts the workers
-            stats = {"rollout_seconds": 0.0, "update_seconds": 0.0}
-            original = trainer._log
+def leaves(tree: Any, path: str = "") -> dict[str, Any]:
+    """Every leaf of a nested checkpoint structure by its path."""
+    if isinstance(tree, dict):
+        return {k: v for key in tree for k, v in leaves(tree[key], f"{path}/{key}").items()}
+    if isinstance(tree, (list, tuple)):
+        return {k: v for i, item in enumerate(tree) for k, v in leaves(item, f"{path}/{i}").items()}
+    return {path: tree}
 
-            def log(s, bar):
-                stats["rollout_seconds"] += s["rollout_seconds"]
-                stats["update_seconds"] += s["update_seconds"]
-                original(s, bar)
 
-            trainer._log = log
-            steps0, learner0 = trainer.env_steps, trainer.learner_steps
-            t0 = time.perf_counter()
-            trainer.train(stop_after=updates)
-            wall = time.perf_counter() - t0
-        finally:
-            trainer.close()
-    steps, learner = trainer.env_steps - steps0, trainer.learner_steps - learner0
-    return {"samples_per_s": steps / wall, "collect_s": stats["rollout_seconds"] / updates, "learn_s": stats["update_seconds"] / updates,
-            "steps_per_update": steps / updates, "learner_per_update": learner / updates}
+def same_values(a: Path, b: Path) -> bool:
+    """Whether the ``values`` of two run directories' ``latest.pt`` are bit-identical."""
+    va, vb = (leaves(torch.load(d / "latest.pt", weights_only=True)["values"]) for d in (a, b))
+    if va.keys() != vb.keys():
+        return False
+    return all(torch.equal(x, vb[k]) if isinstance(x, torch.Tensor) else x == vb[k] for k, x in va.items())
+
+
+def timed_run(overrides: list[str], directory: Path, generations: int) -> tuple[list[float], AfterstateRun]:
+    """Wall seconds of each generation's step (play and fit) and the run."""
+    run = AfterstateRun(load_config(None, [f"checkpoint_dir={directory}", *overrides]))
+    run.cfg.run_dir.mkdir(parents=True, exist_ok=True)
+    seconds = []
+    torch.set_num_threads(run.cfg.torch_threads)
+    with run.open_workers():
+        while run.generation < generations:
+            start = time.perf_counter()
+            run.step()
+            seconds.append(time.perf_counter() - start)
+            run.save()
+    return seconds, run
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--updates", type=int, default=3, help="timed updates per line")
-    parser.add_argument("--num-envs", type=int, default=64, help="games per engine (per worker on Ray)")
-    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="Ray worker counts to measure")
-    args = parser.parse_args(argv)
-    if not ray_available():
-        print("ray is not installed: pip install -e '.[ray]'", file=sys.stderr)
-        return 2
-    overrides = [f"num_envs={args.num_envs}", "eval.every=0", "tensorboard=false", "save_every=100000", "total_updates=100000"]
-    base = load_config(ROOT / "configs" / "default.yaml", overrides)
-    init_ray("local", num_cpus=max(2, max(args.workers)), object_store_mb=256)
-    print(f"PPO updates on configs/default.yaml's network, {base.table_sizes} players, {args.num_envs} games per engine, "
-          f"{args.updates} timed updates per line; 2 shared cores: CPU-bound")
-    print(f"{'collector':<18} {'samples/s':>10} {'collect s':>10} {'learn s':>8} {'steps/upd':>10} {'per-worker steps/s':>19} {'learner samples/s':>18}")
-    rows = []
-    for label, workers in [("single process", 0)] + [(f"ray, {w} worker{'s' * (w > 1)}", w) for w in args.workers]:
-        cfg = base if workers == 0 else load_config(ROOT / "configs" / "default.yaml", overrides + [
-            "distributed.backend=ray", f"distributed.num_workers={workers}", "distributed.address=local"])
-        m = measure(cfg, args.updates)
-        per_worker = m["steps_per_update"] / m["collect_s"] / max(1, workers)
-        learner_rate = m["learner_per_update"] / m["learn_s"]
-        rows.append((workers, m, per_worker, learner_rate))
-        print(f"{label:<18} {m['samples_per_s']:>10.0f} {m['collect_s']:>10.2f} {m['learn_s']:>8.2f} {m['steps_per_update']:>10.0f} "
-              f"{per_worker:>19.0f} {learner_rate:>18.0f}", flush=True)
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--games", type=int, default=300, help="games per generation")
+    p.add_argument("--generations", type=int, default=2)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--steps", type=int, default=200, help="value.steps and later.steps (the fit on the driver)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="more afterstate config overrides")
+    args = p.parse_args(argv)
+    base = [f"games_per_generation={args.games}", f"generations={args.generations}", f"value.steps={args.steps}", "value.width=64",
+            "eval_games=0", "final_games=0", *args.set]
+    if not any(s.startswith("game=gnoming") for s in args.set):
+        base.append(f"later.steps={args.steps}")
+    lines = [("one process", ["workers=1"]), (f"{args.workers} local workers", [f"workers={args.workers}"])]
+    if ray_available():
+        init_ray("local")  # started before the line is timed
+        lines.append((f"{args.workers} ray workers", ["backend=ray", f"workers={args.workers}"]))
+    else:
+        print("ray is not installed: no ray line (pip install -e '.[ray]')")
+    header = f"{'where':<18}" + "".join(f"{'gen ' + str(g) + ' s':>10}" for g in range(args.generations)) + f"{'games/s':>10}{'same values':>13}"
+    print(header)
+    with tempfile.TemporaryDirectory() as tmp:
+        reference = None
+        for i, (name, where) in enumerate(lines):
+            seconds, run = timed_run([*base, f"run_name=line{i}", *where], Path(tmp), args.generations)
+            reference = reference or run.cfg.run_dir
+            same = "yes" if same_values(reference, run.cfg.run_dir) else "NO"
+            rate = args.games * args.generations / sum(seconds)
+            print(f"{name:<18}" + "".join(f"{s:>10.2f}" for s in seconds) + f"{rate:>10.1f}{same:>13}", flush=True)
+    if ray_available():
+        import ray
 
-    # On paper: a synchronous update takes (one worker's collection) + (the learner's pass over N workers' batches).
-    _, m1, per_worker, learner_rate = rows[1]
-    steps_per_worker = m1["steps_per_update"]
-    learner_share = m1["learner_per_update"] / m1["steps_per_update"]  # learner decisions per env step (seats not played by the learner)
-    collect_s = steps_per_worker / per_worker
-    print(f"\non paper (from the 1-worker line: {per_worker:.0f} env steps/s per worker, learner {learner_rate:.0f} samples/s, "
-          f"{steps_per_worker:.0f} env steps per worker per update):")
-    print(f"{'workers':>8} {'collect s':>10} {'learn s':>8} {'samples/s':>10} {'learner busy':>13}")
-    for n in (8, 64, 512):
-        learn_s = n * steps_per_worker * learner_share / learner_rate
-        print(f"{n:>8} {collect_s:>10.2f} {learn_s:>8.2f} {n * steps_per_worker / (collect_s + learn_s):>10.0f} {learn_s / (collect_s + learn_s):>12.0%}")
-    print(f"the learner's ceiling: {learner_rate / learner_share:.0f} env steps/s; it equals the workers' collection at "
-          f"{learner_rate / learner_share / per_worker:.1f} workers")
+        ray.shutdown()
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

@@ -37,7 +37,7 @@ def _play_deals(specs: list[str], num_players: int, deals: list[int], seed: int)
     """Return per-spec sums ``{seat_games, wins, total, elapsed, decisions}`` over every rotation of ``deals``."""
     n = num_players
     base = specs + [specs[-1]] * (n - len(specs))
-    agents = {spec: make_agent(spec, seed=0, game="gnoming") for spec in dict.fromkeys(base)}
+    agents = {spec: make_agent(spec, seed=0, game="gnoming", num_players=n) for spec in dict.fromkeys(base)}
     sums = {spec: defaultdict(float) for spec in agents}
     encoder = Encoder()
     for d in deals:

@@ -1,4 +1,4 @@
-"""Benchmark: decisions per second of the AEC env, the batched engine, and the training loop.
+"""Benchmark: decisions per second of the AEC env, the batched engine, and a network policy on it.
 
 One run prints, for one game (``--game grinch`` (default) or ``gnoming``) and
 random legal play at one table size (observations and masks built at every
@@ -14,15 +14,13 @@ For the Grinch:
   observation backend, with ``copy=True`` (default, new arrays every step)
   and, for the large sizes, ``copy=False`` (the engine's own buffers);
 * a 2x256 MLP forward pass (torch, 1 thread) on a batch of observations, alone
-  and with the engine, as a proxy of a policy's cost;
-* the trainer's ``training.selfplay.collect_rollout`` (pure self-play, the
-  network acting at every seat), in samples (decisions) per second.
+  and with the engine, as a proxy of a policy's cost (the trainer's own rollout: ``benchmarks/bench_learner.py``).
 
 For *Gnoming A Round*: its AEC env ``grinch_env.gnoming.env``;
 :class:`grinch_env.gnoming.vector.VectorGnoming` with the numpy fallback (a
 loop of scalar games) at 64 games and the numba engine at each batch size
-(default 1, 64, 1024; ``copy=False`` from 1024); the MLP with the engine and
-``collect_rollout`` as above (the network sized for Gnoming's observation).
+(default 1, 64, 1024; ``copy=False`` from 1024); the MLP with the engine as above
+(the network sized for Gnoming's observation).
 
 Times are wall-clock on whatever else runs on the machine; ``--cpu`` reports
 per CPU-second of this process instead, steadier on a shared machine.
@@ -126,28 +124,6 @@ def mlp_forward_per_second(batch: int, seconds: float, cpu: bool) -> float:
     return calls * batch / (clock() - start)
 
 
-def rollout_samples_per_second(num_players: int, num_envs: int, seconds: float, cpu: bool, game: str = "grinch") -> tuple[float, str]:
-    """Return (samples per second, what was timed) of the trainer's ``collect_rollout`` in pure self-play."""
-    from training import selfplay
-    from training.config import TrainConfig
-
-    model = {} if game == "grinch" else {"action_features": False, "margin_baseline": False}
-    cfg = TrainConfig(game=game, num_players=num_players, num_envs=num_envs, model=model,
-                      selfplay={"self_prob": 1.0, "snapshot_prob": 0.0, "baseline_probs": {}})
-    model = selfplay.build_model(cfg)
-    pool = selfplay.OpponentPool(cfg)
-    engine = selfplay.make_engine(cfg)
-    rng = np.random.default_rng(0)
-    clock = _clock(cpu)
-    samples = 0
-    start = clock()
-    while clock() - start < seconds:
-        rollout = selfplay.collect_rollout(engine, model, pool, cfg, rng)
-        samples += rollout.env_steps
-    what = f"collect_rollout, self-play, {num_envs} games, net {cfg.model.hidden_sizes}, action_features={cfg.model.action_features}"
-    return samples / (clock() - start), what
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", choices=("grinch", "gnoming"), default="grinch", help="the game (default grinch)")
@@ -155,7 +131,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--players", type=int, default=4, help="table size (default 4)")
     parser.add_argument("--sizes", type=int, nargs="+", default=None, help="batch sizes of the engine (default grinch 1 64 1024 8192, gnoming 1 64 1024)")
     parser.add_argument("--cpu", action="store_true", help="per CPU-second of this process instead of wall-clock")
-    parser.add_argument("--no-training", action="store_true", help="skip the network and collect_rollout measurements")
+    parser.add_argument("--no-training", action="store_true", help="skip the network measurements (the trainer's rollout: benchmarks/bench_learner.py)")
     args = parser.parse_args(argv)
 
     import torch
@@ -195,12 +171,6 @@ def main(argv: list[str] | None = None) -> None:
         rows.append((f"MLP 2x256 forward alone, batch {b}", mlp_forward_per_second(b, sec, cpu)))
         engine = Engine(b, n, seed=0)
         rows.append((f"{name} {b} games ({engine.backend}) + MLP 2x256 policy", engine_decisions_per_second(engine, sec, cpu, mlp_policy(game=game))))
-        for envs in (64, 1024):
-            try:
-                sps, what = rollout_samples_per_second(n, envs, sec, cpu, game=game)
-            except Exception as exc:  # the trainer is another module: report, do not hide the other figures
-                sps, what = float("nan"), f"collect_rollout failed: {type(exc).__name__}: {exc}"
-            rows.append((what, sps))
 
     unit = "per CPU-second" if cpu else "per second"
     print(f"{spec.title}, {n} players, decisions {unit} (x AEC env)")

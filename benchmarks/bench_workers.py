@@ -41,7 +41,7 @@ def timed(agents: list[str], games: int, processes: int, seed: int, one_thread: 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--agents", default="checkpoints/learner_grinch_afterstate_distilled:play=value,expectimax",
+    p.add_argument("--agents", default="checkpoints/champion_grinch:play=value,expectimax",
                    help="comma-separated agent specs, one per seat (the Grinch)")
     p.add_argument("--games", type=int, default=100)
     p.add_argument("--processes", type=int, default=2)

@@ -4,7 +4,7 @@ Example::
 
     python -m grinch_env --players 4 --seed 7
     python -m grinch_env --game gnoming --players 5 --seed 7
-    python -m grinch_env --players 4 --agents checkpoints/selfplay_mixed,greedy --video grinch.mp4
+    python -m grinch_env --players 4 --agents champion,greedy --video grinch.mp4
 
 Prints every move as ``python -m grinch_env.grinch.play`` describes it, with every
 hand shown (the deal, each Who's two automatic draws, the Grinch's draws and
@@ -39,7 +39,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--num-rounds", type=int, default=None, help="rounds to play (default: the rules' number)")
     parser.add_argument("--reward-mode", default="win", choices=REWARD_MODES, help="terminal reward (default win)")
     parser.add_argument("--agents", default=None, help="comma-separated agent specs by seat, repeated to fill the table (random, greedy, "
-                        "expectimax:samples=N, search, a checkpoint such as checkpoints/gnoming_finetune; default: random moves)")
+                        "expectimax:samples=N, search, champion (the shipped learned agent), a run directory such as checkpoints/grinch; default: random moves)")
     parser.add_argument("--video", default=None, metavar="PATH", help="also write a video of the game (.mp4 or .gif; needs grinch_env[render])")
     parser.add_argument("--video-seat", type=int, default=None, help="the video shows this seat's view (default: the spectator's, every card)")
     parser.add_argument("--video-seconds", type=float, default=30.0, help="the game's length in the video (default 30; the final table is held 3 s more)")

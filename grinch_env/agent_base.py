@@ -85,7 +85,7 @@ class AgentOptionError(ValueError):
 class NetworkAgent:
     """A network's masked policy as an agent: its argmax (``deterministic``), or a sample drawn with a seeded ``torch.Generator``.
 
-    The trainer's checkpoints (``training.checkpoint.PolicyAgent``) and RLlib's
+    RLlib's checkpoints
     (``grinch_env.integrations.rllib.RLlibAgent``) play through it.  A subclass
     implements ``_scores(observations, masks)``: a torch tensor ``[B, actions]``
     of probabilities, or of logits when ``scores_are_logits``, with every

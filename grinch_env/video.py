@@ -11,7 +11,7 @@ MP4 is written by ``imageio`` with the ffmpeg binary that the
 ``imageio-ffmpeg`` wheel ships (nothing to install on the system); GIF by
 ``imageio`` through Pillow.  Both are in the ``grinch_env[render]`` extra.
 
-``python -m grinch_env --game gnoming --players 4 --agents checkpoints/gnoming_finetune,greedy --video g.mp4``
+``python -m grinch_env --game gnoming --players 4 --agents champion,greedy --video g.mp4``
 and ``python -m grinch_env.evaluation ... --video game.mp4`` use this module.
 """
 

@@ -223,7 +223,7 @@ def test_split_specs_keeps_each_specs_options_together():
 def test_make_agent_rejects_bad_input(tmp_path):
     with pytest.raises(ValueError, match="unknown agent 'grumpy'.*greedy"):
         make_agent("grumpy")
-    with pytest.raises(ValueError, match="unknown agent .*no_such_dir"):
+    with pytest.raises(ValueError, match="no checkpoint at .*no_such_dir: it does not exist"):
         make_agent(str(tmp_path / "no_such_dir"))
     with pytest.raises(ValueError, match="bad options .*'depth'"):
         make_agent("greedy:depth=2")

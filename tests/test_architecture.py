@@ -33,7 +33,7 @@ def test_every_game_folder_lists_the_same_module_names():
         # An exception may go away (a module made game-generic); a new one-game module must be listed with its reason.
         assert names - common <= set(ONLY_IN[name]), f"{name}: modules not in every game folder: {sorted(names - common - set(ONLY_IN[name]))}"
     # The roles every game provides (the game interface's harness, the rules, the engines, the CLI).
-    assert {"cards", "scoring", "game", "encoding", "env", "vector", "_vector_numba", "agents", "features", "play", "replay", "harness"} <= common
+    assert {"cards", "scoring", "game", "encoding", "env", "vector", "_vector_numba", "agents", "play", "replay", "harness"} <= common
 
 
 def test_every_game_has_an_agents_package_with_the_same_entry_points():

@@ -137,10 +137,10 @@ def test_ray_address_auto_with_no_cluster_is_a_clear_error_not_a_traceback(tmp_p
 
     monkeypatch.setattr(ray, "is_initialized", lambda: False)
     monkeypatch.setattr(ray, "init", no_cluster)
-    assert main(["--config", str(ROOT / "configs" / "smoke_ray.yaml"), "--run-dir", str(tmp_path / "r"), "--set", "distributed.address=auto",
-                 "--no-progress", "--no-report"]) == 2
+    assert main(["--config", str(ROOT / "configs" / "smoke_afterstate.yaml"), "--set", f"checkpoint.dir={tmp_path}",
+                 "--set", "distributed.backend=ray", "--set", "distributed.num_workers=2", "--set", "distributed.address=auto", "--quiet"]) == 2
     err = capsys.readouterr().err
-    assert err == ("error: distributed.address 'auto': no Ray cluster is running on this machine (Could not find any running Ray instance. "
+    assert err == ("error: address 'auto': no Ray cluster is running on this machine (Could not find any running Ray instance. "
                    "Please specify the one to connect to by setting `--address` flag or `RAY_ADDRESS` environment variable.). Start one with "
                    "`ray start --head` (then address: auto), give the head node's address (host:6379 or ray://host:10001), or set "
-                   "distributed.address: local for a private instance on this machine\n")
+                   "address: local for a private instance on this machine\n")

@@ -1,137 +1,152 @@
-"""Distributed collection on Ray workers: PPO self-play trains, checkpoints, resumes and evaluates; a killed worker loses nothing.
+"""training.distributed: ordered_map in this process, on local worker processes and on Ray actors, and the afterstate
+learner's generations played on each: the fitted values are bit-identical, a Ray worker killed mid-run included.
 
-The Ray tests need the ``[ray]`` extra and are skipped without it; the config
-and error tests run everywhere.  Ray starts once for the session
-(``ray_session`` in conftest.py: 2 CPUs, a small object store, no dashboard).
+The Ray tests need the ``[ray]`` extra and are skipped without it.  Ray starts once for the session (``ray_session`` in
+conftest.py: 2 CPUs, a small object store, no dashboard) and is shut down at its end.
 """
 
-from pathlib import Path
+import operator
+from typing import Any
 
-import numpy as np
 import pytest
 import torch
 
-from grinch_env.evaluation.evaluate import evaluate
-from training import distill
-from training.checkpoint import load_checkpoint
-from training.config import DistillConfig, TrainConfig, config_from_dict, load_config
-from training.distributed import make_collector, merge_rollouts, ray_available
-from training.train import Trainer
+import training.distributed as distributed
+from training.distributed import KILL_VARIABLE, Workers, ordered_map, ray_available
+from training.learner.afterstate_run import AfterstateConfig, AfterstateRun, train
 
-CONFIGS = Path(__file__).resolve().parents[1] / "configs"
-SMOKE_RAY = CONFIGS / "smoke_ray.yaml"
 needs_ray = pytest.mark.skipif(not ray_available(), reason="ray is not installed (pip install -e '.[ray]')")
 
-
-def test_distributed_config_defaults_to_this_process_and_names_bad_keys():
-    cfg = TrainConfig()
-    assert (cfg.distributed.backend, cfg.distributed.num_workers, cfg.distributed.address) == ("local", 1, "local")
-    with pytest.raises(ValueError, match=r"distributed.backend: Input should be 'local' or 'ray'"):
-        config_from_dict({"distributed": {"backend": "spark"}})
-    with pytest.raises(ValueError, match=r"distributed.num_workers: Input should be greater than or equal to 1"):
-        config_from_dict({"distributed": {"backend": "ray", "num_workers": 0}})
-    with pytest.raises(ValueError, match=r"distributed.workers: unknown key; did you mean distributed.num_workers\?"):
-        config_from_dict({"distributed": {"workers": 2}})
-    assert load_config(SMOKE_RAY).distributed.num_workers == 2
+GRINCH = {"num_players": 2, "generations": 2, "games_per_generation": 40, "value": {"steps": 50, "width": 16},
+          "later": {"steps": 30, "width": 8}, "distill": {"games": 6, "steps": 20, "batch_size": 32}, "eval_games": 0, "final_games": 0}
+GNOMING = {"game": "gnoming", "num_players": 3, "generations": 2, "games_per_generation": 12, "value": {"steps": 50, "width": 16},
+           "eval_games": 0, "final_games": 0}
 
 
-def test_ray_backend_without_ray_is_a_clear_error(monkeypatch):
-    import training.distributed as distributed
+def _run(tmp_path, base: dict[str, Any], name: str, **where: Any) -> AfterstateRun:
+    cfg = AfterstateConfig.model_validate({**base, "checkpoint_dir": str(tmp_path), "run_name": name, **where})
+    return train(AfterstateRun(cfg), quiet=True)
 
+
+def _leaves(tree: Any, path: str = "") -> dict[str, Any]:
+    """Every leaf of a nested checkpoint structure by its path (tensors as they are)."""
+    if isinstance(tree, dict):
+        return {k: v for key in tree for k, v in _leaves(tree[key], f"{path}/{key}").items()}
+    if isinstance(tree, (list, tuple)):
+        return {k: v for i, item in enumerate(tree) for k, v in _leaves(item, f"{path}/{i}").items()}
+    return {path: tree}
+
+
+def _values(run: AfterstateRun) -> dict[str, Any]:
+    """The leaves of ``latest.pt``'s ``values``, as saved."""
+    return _leaves(torch.load(run.cfg.run_dir / "latest.pt", weights_only=True)["values"])
+
+
+def _assert_same_values(a: AfterstateRun, b: AfterstateRun) -> None:
+    va, vb = _values(a), _values(b)
+    assert va.keys() == vb.keys()
+    tensors = 0
+    for key, x in va.items():
+        y = vb[key]
+        if isinstance(x, torch.Tensor):
+            tensors += 1
+            assert x.dtype == y.dtype and x.shape == y.shape and torch.equal(x, y), key  # bit for bit (no NaN in fitted weights)
+        else:
+            assert x == y, key
+    assert tensors > 0
+
+
+@pytest.fixture(scope="module")
+def references(tmp_path_factory):
+    """The one-process runs everything else is compared with (played once for the module)."""
+    tmp = tmp_path_factory.mktemp("reference")
+    return {"grinch": _run(tmp, GRINCH, "grinch"), "gnoming": _run(tmp, GNOMING, "gnoming")}
+
+
+# ------------------------------------------------------------------ ordered_map
+def test_ordered_map_runs_in_this_process_and_on_local_workers_in_task_order():
+    tasks = list(range(-7, 13))
+    assert ordered_map(abs, tasks) == [abs(t) for t in tasks]
+    assert ordered_map(operator.mul, tasks, setup=int, setup_args=("3",)) == [3 * t for t in tasks]  # work(setup(*args), task)
+    assert ordered_map(operator.mul, tasks, num_workers=2, setup=int, setup_args=("3",)) == [3 * t for t in tasks]
+    assert ordered_map(abs, [], backend="local", num_workers=2) == []
+    assert distributed.chunk_size(6000, 4) == 8 and distributed.chunk_size(40, 2) == 5 and distributed.chunk_size(3, 2) == 1
+
+
+def test_bad_backends_and_a_missing_ray_are_clear_errors(monkeypatch):
+    with pytest.raises(ValueError, match="backend must be 'local' or 'ray', got 'spark'"):
+        ordered_map(abs, [1], backend="spark")
+    with pytest.raises(ValueError, match="num_workers must be an int >= 1, got 0"):
+        Workers("local", 0)
     monkeypatch.setattr(distributed, "ray_available", lambda: False)
-    with pytest.raises(ValueError, match=r"distributed.backend is 'ray' but ray is not installed: pip install -e '.\[ray\]'"):
-        make_collector(load_config(SMOKE_RAY).distributed, dict, lambda context, shared, task: task)
+    with pytest.raises(ValueError, match=r"backend is 'ray' but ray is not installed: pip install -e '\.\[ray\]'"):
+        Workers("ray", 2)
+    monkeypatch.setenv(KILL_VARIABLE, "one")
+    monkeypatch.setattr(distributed, "ray_available", lambda: True)
+    with pytest.raises(ValueError, match=f"{KILL_VARIABLE} takes <worker>:<k>"):
+        Workers("ray", 2)
 
 
-def test_merged_rollouts_keep_every_decision_in_order():
-    from training.selfplay import Rollout
-
-    def part(start, n, rate):
-        a = np.arange(start, start + n)
-        return Rollout(obs=np.zeros((n, 3), np.float32) + a[:, None], masks=np.ones((n, 2), np.int8), feats=None, actions=a, logprobs=a * 0.5,
-                       values=a * 1.0, advantages=-a * 1.0, returns=a * 2.0, env_steps=10 * n, games=n, win_rates={"random": rate})
-
-    merged = merge_rollouts([part(0, 2, 1.0), part(2, 3, 0.5)])
-    np.testing.assert_array_equal(merged.actions, [0, 1, 2, 3, 4])
-    np.testing.assert_array_equal(merged.obs[:, 0], [0, 1, 2, 3, 4])
-    np.testing.assert_array_equal(merged.returns, [0, 2, 4, 6, 8])
-    assert (merged.env_steps, merged.games, merged.win_rates, merged.feats) == (50, 5, {"random": 0.75}, None)
-
-
-@needs_ray
-def test_two_worker_ppo_trains_checkpoints_resumes_and_evaluates_and_a_killed_worker_loses_nothing(ray_session, tmp_path):
-    cfg = load_config(SMOKE_RAY)
-    killed = Trainer(cfg, tmp_path / "killed", progress=False)
-    try:
-        killed.train(stop_after=2)
-        ray_workers = killed.collector.collector
-        # Kill worker 0 while update 3's batches are in flight: its batch is re-collected by a replacement.
-        ray_workers._before_wait = lambda c: (c.kill(0), setattr(c, "_before_wait", None))
-        killed.train()
-        assert ray_workers.replacements == 1 and len(ray_workers.actors) == 2
-    finally:
-        killed.close()
-    ckpt = load_checkpoint(tmp_path / "killed" / "latest.pt")
-    # 4 updates x 2 workers x 4 games x the 3-player game's 108 steps: no update and no batch lost.
-    assert (ckpt["update"], ckpt["env_steps"]) == (4, 4 * 2 * 4 * 108)
-    assert ckpt["config"]["distributed"]["num_workers"] == 2
-
-    first = Trainer(cfg, tmp_path / "resumed", progress=False)
-    assert first.collector is None  # workers start with the first update (a report-only run never starts Ray)
-    second = Trainer(cfg, tmp_path / "resumed", progress=False)
-    try:
-        first.train(stop_after=2)
-        # The resumed trainer takes over the first one's workers (they hold no run state; starting new ones is what the
-        # replacement above did), so the test pays for two worker start-ups, not four.
-        second.collector, first.collector = first.collector, None
-        second.load(tmp_path / "resumed" / "latest.pt")
-        assert second.update == 2
-        second.train()
-    finally:
-        first.close()
-        second.close()
-    # The run that lost a worker and the run that stopped and resumed end on the same weights, bit for bit.
-    a, b = killed.model.state_dict(), second.model.state_dict()
-    assert all(torch.equal(a[k], b[k]) for k in a)
-    assert (killed.env_steps, killed.learner_steps) == (second.env_steps, second.learner_steps)
-
-    result = evaluate([str(tmp_path / "killed"), "random"], num_players=2, num_games=4, seed=0)
-    assert result.num_games == 4 and result.agents == ["killed", "random"]
+def test_the_afterstate_config_takes_the_backend_and_changes_it_on_resume(tmp_path):
+    cfg = AfterstateConfig.model_validate({})
+    assert (cfg.backend, cfg.workers, cfg.address) == ("local", 1, "local")
+    with pytest.raises(ValueError, match="backend"):
+        AfterstateConfig.model_validate({"backend": "spark"})
+    with pytest.raises(ValueError, match="workers"):
+        AfterstateConfig.model_validate({"workers": 0})
+    run = _run(tmp_path, {**GRINCH, "games_per_generation": 6}, "resume", generations=1, distill=None)
+    again = AfterstateRun.load(run.cfg.run_dir, ["backend=ray", "workers=3", "address=auto"])
+    assert (again.cfg.backend, again.cfg.workers, again.cfg.address) == ("ray", 3, "auto")
 
 
 @needs_ray
-def test_ray_distillation_plays_the_same_labelled_games_as_one_process(ray_session):
-    cfg = load_config(CONFIGS / "distill_smoke.yaml", ["games_per_round=4", "rounds=2"], schema=DistillConfig)
-    on_ray = cfg.model_copy(update={"distributed": load_config(SMOKE_RAY).distributed})
-    student = distill.build_student(cfg)
-    # A DAgger round: the student plays, the teacher labels (round 0, the teacher alone, runs the same worker code).
-    local = distill.collect_round(cfg, 1, student, progress=False)
-    remote = distill.collect_round(on_ray, 1, student, progress=False)
-    for key in distill.FIELDS:
-        np.testing.assert_array_equal(local[key], remote[key])
-    np.testing.assert_array_equal(np.unique(remote["game"]), [0, 1, 2, 3])
-    assert len(remote["action"]) > 4 * 20
+def test_ordered_map_on_ray_reruns_a_killed_workers_tasks(ray_session, monkeypatch):
+    tasks = list(range(40))  # 8 chunks of 5 on 2 actors
+    with Workers("ray", 2) as workers:
+        assert workers.map(operator.mul, tasks, int, ("3",)) == [3 * t for t in tasks]
+        assert workers.map(operator.mul, tasks, int, ("5",)) == [5 * t for t in tasks]  # the same actors, a new context
+        pids = workers.collector.pids()
+        assert len(set(pids)) == 2 and workers.replacements == 0
+        workers.collector.kill(0)  # a lost worker between calls: its next chunk finds it dead, the replacement runs it
+        assert workers.map(abs, [-t for t in tasks]) == tasks
+        assert workers.replacements == 1 and workers.collector.pids()[0] not in pids
+    monkeypatch.setenv(KILL_VARIABLE, "1:1")  # actor 1 exits on its first chunk (every actor is given one at once)
+    assert ordered_map(operator.mul, tasks, backend="ray", num_workers=2, setup=int, setup_args=("7",)) == [7 * t for t in tasks]
+    monkeypatch.setenv(KILL_VARIABLE, "1:2")  # on its second: in the first call or, if actor 0 took the rest of it, the second
+    with Workers("ray", 2) as workers:
+        assert workers.map(abs, tasks) == tasks and workers.map(operator.mul, tasks, int, ("2",)) == [2 * t for t in tasks]
+        assert workers.replacements == 1
+
+
+# ------------------------------------------------------------------ the afterstate learner
+def test_local_workers_fit_the_same_values_as_one_process(references, tmp_path):
+    _assert_same_values(references["grinch"], _run(tmp_path, GRINCH, "local2", workers=2))
 
 
 @needs_ray
-def test_gnoming_ppo_and_distillation_on_ray_workers(ray_session, tmp_path):
-    cfg = load_config(CONFIGS / "gnoming_smoke.yaml", ["total_updates=2", "tensorboard=false", "eval.final_games=0"])
-    cfg = cfg.model_copy(update={"distributed": load_config(SMOKE_RAY).distributed})
-    trainer = Trainer(cfg, tmp_path / "gnoming", progress=False)
-    try:
-        trainer.train()
-    finally:
-        trainer.close()
-    ckpt = load_checkpoint(tmp_path / "gnoming" / "latest.pt")
-    # 2 updates x 2 workers x 4 games x Gnoming's 1200-decision rollout, on the Gnoming network.
-    assert (ckpt["update"], ckpt["env_steps"]) == (2, 2 * 2 * 4 * 1200)
-    assert (ckpt["obs_size"], ckpt["num_actions"], ckpt["config"]["game"]) == (1046, 15, "gnoming")
+@pytest.mark.parametrize("kill", [None, "0:2"], ids=["ray", "ray-killed"])
+def test_ray_workers_fit_the_same_values_as_one_process(references, ray_session, tmp_path, monkeypatch, kill):
+    if kill:  # actor 0 exits on its second chunk of 5 games (in generation 0, or 1 if actor 1 took the rest of 0's games): its
+        # replacement plays them again
+        monkeypatch.setenv(KILL_VARIABLE, kill)
+    run = _run(tmp_path, GRINCH, "ray", backend="ray", workers=2)
+    assert run.worker_replacements == (1 if kill else 0)
+    _assert_same_values(references["grinch"], run)
 
-    dcfg = load_config(CONFIGS / "gnoming_distill.yaml", ["games_per_round=2", "model.hidden_sizes=[32]", "teacher=greedy"], schema=DistillConfig)
-    on_ray = dcfg.model_copy(update={"distributed": load_config(SMOKE_RAY).distributed})
-    student = distill.build_student(dcfg)
-    local = distill.collect_round(dcfg, 1, student, progress=False)
-    remote = distill.collect_round(on_ray, 1, student, progress=False)
-    for key in distill.FIELDS:
-        np.testing.assert_array_equal(local[key], remote[key])
-    np.testing.assert_array_equal(np.unique(remote["game"]), [0, 1])
+
+@needs_ray
+def test_a_run_resumed_on_another_backend_fits_the_same_values(references, ray_session, tmp_path):
+    first = train(AfterstateRun(AfterstateConfig.model_validate({**GRINCH, "checkpoint_dir": str(tmp_path), "run_name": "moved",
+                                                                 "workers": 2})), generations=1, quiet=True)
+    resumed = train(AfterstateRun.load(first.cfg.run_dir, ["backend=ray", "workers=2"]), quiet=True)
+    assert resumed.cfg.backend == "ray" and resumed.generation == 3  # two generations and the distillation
+    _assert_same_values(references["grinch"], resumed)
+
+
+@needs_ray
+def test_gnoming_on_local_and_killed_ray_workers_fits_the_same_values(references, ray_session, tmp_path, monkeypatch):
+    _assert_same_values(references["gnoming"], _run(tmp_path, GNOMING, "local2", workers=2))
+    monkeypatch.setenv(KILL_VARIABLE, "1:1")  # actor 1 exits on its first chunk of 2 games
+    run = _run(tmp_path, GNOMING, "ray", backend="ray", workers=2)
+    assert run.worker_replacements == 1
+    _assert_same_values(references["gnoming"], run)

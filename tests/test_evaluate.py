@@ -134,7 +134,7 @@ def test_bad_input_gets_a_clear_error(tmp_path):
         evaluate(["greedy", "random"], 4, 0)
     with pytest.raises(ValueError, match="processes must be an int >= 1"):
         evaluate(["greedy"], 4, 1, processes=0)
-    with pytest.raises(ValueError, match="unknown agent .*missing.pt"):
+    with pytest.raises(ValueError, match="no checkpoint at .*missing.pt: it does not exist"):
         evaluate(["greedy", str(tmp_path / "missing.pt")], 4, 1)
     (tmp_path / "broken.pt").write_text("junk")
     with pytest.raises(ValueError, match="cannot load checkpoint"):
@@ -167,14 +167,23 @@ def test_report_files_and_cli(tmp_path, capsys):
     assert list(data["per_agent"]) == ["expectimax:samples=2,horizon_cards=6", "random"]
 
 
-def test_league_rates_a_directory_of_checkpoints_with_the_baselines(tmp_path):
-    torch = pytest.importorskip("torch")
-    from training.checkpoint import atomic_torch_save, make_checkpoint
-    from training.model import PolicyValueNet
+def _tiny_token_run(parent: Path, run: str) -> Path:
+    """An untrained token network's run directory (training.learner.run) named ``run`` under ``parent``."""
+    import torch
+
+    from training.learner.config import LearnerConfig
+    from training.learner.run import Trainer
 
     torch.manual_seed(0)
+    cfg = LearnerConfig(game="grinch", num_players=[2, 3], run_name=run, checkpoint_dir=str(parent), num_envs=2, seed=len(run),
+                        net={"d_model": 8, "heads": 2, "ff": 8})
+    Trainer(cfg).save()
+    return parent / run
+
+
+def test_league_rates_a_directory_of_checkpoints_with_the_baselines(tmp_path):
     for run in ("a", "b"):
-        atomic_torch_save(make_checkpoint(PolicyValueNet((8,)), {"run_name": run}), tmp_path / "league" / run / "latest.pt")
+        _tiny_token_run(tmp_path / "league", run)
     (tmp_path / "league" / "notes.txt").write_text("not a checkpoint")
     specs = league_specs(str(tmp_path / "league"))
     assert specs == [str(tmp_path / "league" / "a"), str(tmp_path / "league" / "b")]
@@ -194,16 +203,15 @@ def test_report_handles_a_perfect_record(tmp_path):
 
 def test_agent_objects_holding_torch_networks_play_in_worker_processes():
     """A network agent object (as the trainer's evaluations pass) reaches spawn workers and plays the same games as in-process."""
-    import torch
+    import tempfile
 
-    from training.checkpoint import PolicyAgent
-    from training.model import PolicyValueNet
+    from grinch_env.agents import make_agent
 
-    torch.manual_seed(0)
-    agent = PolicyAgent(PolicyValueNet([8], action_features=True), name="tiny")
+    with tempfile.TemporaryDirectory() as tmp:
+        agent = make_agent(str(_tiny_token_run(Path(tmp), "tiny")), game="grinch", num_players=2)
     one = evaluate([agent, "greedy"], 2, 4, seed=3).to_dict()
     assert evaluate([agent, "greedy"], 2, 4, seed=3, processes=2).to_dict() == one
-    assert one["agents"] == ["tiny", "greedy"]
+    assert one["agents"] == ["tiny/latest", "greedy"]
 
 
 def test_worker_processes_run_torch_on_one_thread_each():

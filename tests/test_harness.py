@@ -108,10 +108,10 @@ def test_checkpoint_loaders_registry_and_entry_point(tmp_path):
     assert load_agent in CHECKPOINT_LOADERS
     register_checkpoint_loader(load_agent)  # registering twice keeps one entry
     assert CHECKPOINT_LOADERS.count(load_agent) == 1
-    agent = make_agent("checkpoints/distill_lookahead")
+    agent = make_agent("checkpoints/champion_grinch")
     assert agent.game == "grinch"
     with pytest.raises(ValueError, match="plays Grinch Grow Your Heart \\(game 'grinch'\\), not Gnoming A Round \\(game 'gnoming'\\)"):
-        make_agent("checkpoints/distill_lookahead", game="gnoming")
+        make_agent("checkpoints/champion_grinch", game="gnoming")
     junk = tmp_path / "junk.pt"
     junk.write_bytes(b"not a checkpoint")
     with pytest.raises(ValueError, match="cannot load checkpoint .*junk.pt.*not a readable torch checkpoint"):

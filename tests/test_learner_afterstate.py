@@ -28,7 +28,8 @@ from training.learner.afterstate import (
     legal_features,
     table_size,
 )
-from training.learner.afterstate_run import AfterstateRun, Explorer, final_report, game_seeds, load_config, main, play_game, train
+from training.learner.afterstate_run import AfterstateRun, Explorer, final_report, game_seeds, load_config, play_game, train
+from training.train import main
 
 TINY = ["games_per_generation=6", "value.steps=30", "value.width=16", "later.steps=30", "later.width=8", "eval_games=2", "final_games=0"]
 
@@ -250,7 +251,7 @@ def test_interrupted_run_resumes_to_the_same_values(tmp_path):
     assert (copy.cfg.run_dir, copy.cfg.run_name) == (tmp_path / "copy", "copy")
     train(copy, quiet=True)
     assert all(np.array_equal(a, b) for a, b in zip(_states(straight), _states(copy), strict=True))
-    assert main(["--report", str(tmp_path / "copy"), "--final-games", "2", "--set", "final_opponents=[random]"]) == 0
+    assert main(["--report", str(tmp_path / "copy"), "--final-games", "2", "--set", "eval.final_opponents=[random]"]) == 0
     assert sorted(json.loads((tmp_path / "copy" / "report" / "summary.json").read_text())) == ["random"]
     assert (resumed.cfg.run_dir / "latest.pt").read_bytes() == before and not (resumed.cfg.run_dir / "report").exists()
     branch = AfterstateRun.load(tmp_path / "copy", ["run_name=branch"])  # --set run_name branches beside it
@@ -317,8 +318,8 @@ def test_bad_configs_and_resumes_say_what_is_allowed(tmp_path):
     run = train(AfterstateRun(_tiny(tmp_path, "generations=1", "eval_games=0")), quiet=True)
     with pytest.raises(ValueError, match="cannot change seed on resume"):
         AfterstateRun.load(run.cfg.run_dir, ["seed=3"])
-    assert main(["--config", "configs/learner_grinch_afterstate_value.yaml", "--set", f"checkpoint_dir={tmp_path}",
-                 "--set", "run_name=learner_grinch_afterstate_value"]) == 2  # latest.pt exists: resume it instead
+    assert main(["--config", "configs/grinch.yaml", "--set", f"checkpoint.dir={tmp_path}",
+                 "--set", "checkpoint.run_name=learner_grinch_afterstate_value"]) == 2  # latest.pt exists: resume it instead
     assert main(["--resume", str(tmp_path / "missing")]) == 2
     with pytest.raises(ValueError, match="config file nowhere.yaml does not exist"):
         load_config("nowhere.yaml")

@@ -8,7 +8,8 @@ import torch
 from grinch_env.agents import make_agent
 from training.learner.afterstate import NUM_FEATURES, Value, mlp
 from training.learner.afterstate_distill import SEED_STREAM, agreement, distill, look_of, looked_ahead, play_game
-from training.learner.afterstate_run import AfterstateRun, DistillSection, explorer_of, game_seeds, load_config, main, train
+from training.learner.afterstate_run import AfterstateRun, DistillSection, explorer_of, game_seeds, load_config, train
+from training.train import main
 
 TINY = ["games_per_generation=6", "value.steps=30", "value.width=16", "later.steps=30", "later.width=8", "eval_games=2", "final_games=0",
         "generations=1", "distill.games=4", "distill.steps=20", "distill.held_out=0.5"]

@@ -164,10 +164,13 @@ def test_a_gnoming_run_refuses_the_grinchs_options():
         load_config(None, ["game=gnoming", "num_players=5", "final_opponents=[expectimax]"])
 
 
-def test_the_shipped_gnoming_config_trains_at_five_players_against_search():
-    cfg = load_config("configs/learner_gnoming_afterstate_5p.yaml")
-    assert (cfg.game, cfg.num_players, cfg.run_name, cfg.final_play) == ("gnoming", 5, "learner_gnoming_afterstate_5p", "value")
-    assert cfg.final_opponents == ["greedy", "search"] and cfg.eval_opponent == "search"
+def test_the_gnoming_configs_train_afterstate_values_against_search():
+    from training.config import load_config as load_train_config
+
+    quick = load_train_config("configs/gnoming.yaml").runner()
+    assert (quick.game, quick.num_players, quick.final_play, quick.final_opponents) == ("gnoming", 4, "value", ["random", "greedy", "search"])
+    champion = load_train_config("configs/champion_gnoming.yaml").runner()
+    assert champion.num_players == [3, 4, 5, 6, 7] and champion.eval_opponent == "search" and champion.final_opponents == ["greedy", "search"]
 
 
 def test_a_gnoming_run_over_two_table_sizes_plays_both_with_one_value(tmp_path):

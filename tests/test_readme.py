@@ -4,7 +4,8 @@ Commands are the lines of ``bash`` code blocks and the inline spans that
 start a command (``python -m ...``, ``python benchmarks/...``, a console
 script).  Parsing calls the command's own ``main`` with ``parse_args``
 patched to stop right after a successful parse, so nothing is trained or
-written.  The README's Python examples are run too.
+written.  The README's Python examples are run too, the README stays a short guide (at most 250 lines), the key
+table of docs/training.md is the trainer's config schema, and docs/ holds pages, not scripts.
 """
 
 from __future__ import annotations
@@ -34,9 +35,19 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 SCRIPTS = PYPROJECT["project"]["scripts"]
 EXTRAS = set(PYPROJECT["project"]["optional-dependencies"])
 INLINE = re.compile(r"`((?:python3? (?:-m \w|benchmarks/|tests/)|(?:" + "|".join(map(re.escape, SCRIPTS)) + r") )[^`]*)`")
-# Run directories a printed command makes for a later one: a config's ``run_name`` or a ``--set run_name=NAME`` on a page.
-# Anything else under checkpoints/ must be in the clean clone (CI's), not only in this checkout's scratch runs.
-RUN_NAMES = {str(yaml.safe_load(config.read_text()).get("run_name")) for config in (ROOT / "configs").glob("*.yaml")}
+README_LINES = 250  # the README is a user guide; the detail lives in docs/
+
+
+def _run_name(config: Path) -> str:
+    """The run directory's name of a training config: ``checkpoint.run_name``, by default the file's stem."""
+    data = yaml.safe_load(config.read_text()) or {}
+    return str((data.get("checkpoint") or {}).get("run_name") or config.stem)
+
+
+# Run directories a printed command makes for a later one: a config's run directory or a ``--set
+# checkpoint.run_name=NAME`` on a page.  Anything else under checkpoints/ must be in the clean clone (CI's), not only in
+# this checkout's scratch runs.
+RUN_NAMES = {_run_name(config) for config in (ROOT / "configs").glob("*.yaml")}
 RUN_NAMES |= {m for page in PAGES for m in re.findall(r"run_name=(\w+)", page.read_text())}
 MADE_BY_AN_EARLIER_COMMAND = {f"checkpoints/{name}" for name in RUN_NAMES}
 # Cheap enough to run as printed, with no input (a terminal game then leaves at its first prompt).
@@ -149,15 +160,67 @@ def test_every_command_parses(page, line, monkeypatch):
 
 def test_the_pages_hold_the_commands_that_matter():
     assert len(ALL) >= 60
-    readme = page_commands(ROOT / "README.md")
-    assert readme[:2] == [
-        'pip install torch==2.13.0 -e ".[train]" && python -m training.train --config configs/default.yaml',
-        'apt-get update && apt-get install -y chromium chromium-driver && pip install torch==2.13.0 -e ".[dev,ray]" && pytest',
+    readme = [re.sub(r"\s+#.*$", "", line) for line in page_commands(ROOT / "README.md")]  # without trailing comments
+    # the quick start: command 1 (install, train the quick-start config, its report), its Gnoming line, command 2 (the tests)
+    assert readme[:3] == [
+        'pip install torch==2.13.0 && pip install -e ".[train]" && python -m training.train --config configs/grinch.yaml',
+        "python -m training.train --config configs/gnoming.yaml",
+        'apt-get update && apt-get install -y chromium chromium-driver && pip install torch==2.13.0 && pip install -e ".[dev,ray]" && python3 -m pytest',
     ]
-    # CI runs the README's test command after the same install.
+    # command 2 installs what CI installs and ends with CI's own test command (.ci/run's last line)
     ci = (ROOT / ".ci" / "run").read_text()
-    assert 'pip install --quiet --disable-pip-version-check -e ".[dev,ray]"' in ci and ci.rstrip().endswith("python3 -m pytest")
-    assert "torch==2.13.0" in ci
+    ci_lines = [line.strip() for line in ci.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    assert "torch==2.13.0" in ci and '-e ".[dev,ray]"' in ci and "chromium chromium-driver" in ci
+    assert simple_commands(readme[2])[-1] == simple_commands(ci_lines[-1])[-1] == ["python3", "-m", "pytest"]
+    # the one trainer and the league are on the front page
+    for needle in ("python -m training.train --resume", "python -m training.train --report", "python -m grinch_env.evaluation.league"):
+        assert any(line.startswith(needle) for line in readme), needle
+
+
+def test_the_readme_is_a_short_guide():
+    lines = (ROOT / "README.md").read_text().splitlines()
+    assert len(lines) <= README_LINES, f"README.md has {len(lines)} lines; at most {README_LINES} (move detail to docs/)"
+
+
+def test_docs_hold_pages_not_scripts():
+    scripts = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").rglob("*.py"))
+    assert scripts == [], f"Python files under docs/ (a study's script belongs in benchmarks/ or the package): {scripts}"
+
+
+def schema_keys() -> set[str]:
+    """Every dotted key of the trainer's config schema (training.config.TrainConfig), sections included."""
+    import typing
+
+    from pydantic import BaseModel
+
+    from training.config import TrainConfig
+
+    def section(annotation):  # noqa: ANN001, ANN202 - a pydantic annotation
+        for candidate in (annotation, *typing.get_args(annotation)):
+            if isinstance(candidate, type) and issubclass(candidate, BaseModel):
+                return candidate
+        return None
+
+    keys: set[str] = set()
+
+    def walk(model, prefix):  # noqa: ANN001, ANN202
+        for name, field in model.model_fields.items():
+            keys.add(prefix + name)
+            sub = section(field.annotation)
+            if sub is not None:
+                walk(sub, f"{prefix}{name}.")
+
+    walk(TrainConfig, "")
+    return keys
+
+
+def test_the_training_page_lists_every_config_key_and_no_other():
+    text = (ROOT / "docs" / "training.md").read_text()
+    table = text.split("\n## Every key\n", 1)[1].split("\n## ", 1)[0]
+    listed = set(re.findall(r"^\| `([\w.]+)` \|", table, re.M))
+    keys = schema_keys()
+    assert sorted(keys - listed) == [], "keys of training.config.TrainConfig missing from docs/training.md's key table"
+    assert sorted(listed - keys) == [], "docs/training.md lists keys the trainer's config does not have"
 
 
 def test_code_blocks_say_their_language():
@@ -196,15 +259,23 @@ def test_cheap_commands_run(line, tmp_path):
         assert done.stdout.strip()
 
 
-def test_the_readme_python_examples_run():
-    blocks = re.findall(r"^```python\n(.*?)^```", (ROOT / "README.md").read_text(), re.S | re.M)
-    assert len(blocks) == 3
-    outputs = []
-    for block in blocks:
-        out = io.StringIO()
-        with redirect_stdout(out):
-            exec(compile(block, "README.md", "exec"), {})
-        outputs.append(out.getvalue())
-    assert all("total" in text or "pad" in text for text in outputs[:2])
-    # The registry example: a 5-player Gnoming frame (1408 wide, 880 high), the 1046-float observation, 9 legal first moves.
-    assert outputs[2] == "(880, 1408, 3) uint8 (1046,) 9\n"
+README_BLOCKS = re.findall(r"^```python\n(.*?)^```", (ROOT / "README.md").read_text(), re.S | re.M)
+
+
+def test_the_readme_has_its_four_python_examples():
+    assert len(README_BLOCKS) == 4
+
+
+@pytest.mark.parametrize("index", range(len(README_BLOCKS)))
+def test_the_readme_python_examples_run(index, monkeypatch):
+    monkeypatch.chdir(ROOT)  # the champion example loads checkpoints/ from the repository
+    out = io.StringIO()
+    with redirect_stdout(out):
+        exec(compile(README_BLOCKS[index], "README.md", "exec"), {})
+    text = out.getvalue()
+    if index < 2:  # the two AEC loops print the final table
+        assert "total" in text or "pad" in text
+    elif index == 2:  # the registry example: a 5-player Gnoming frame (1408 wide, 880 high), the 1046-float observation, 9 legal first moves
+        assert text == "(880, 1408, 3) uint8 (1046,) 9\n"
+    else:  # the agents example: champion against greedy, each seat's agent and final total
+        assert "greedy" in text and "player_0" in text

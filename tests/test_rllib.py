@@ -11,6 +11,7 @@ import pytest
 pytest.importorskip("ray.rllib")
 
 import torch  # noqa: E402
+import yaml  # noqa: E402
 
 from grinch_env.agents import make_agent  # noqa: E402
 from grinch_env.evaluation.evaluate import evaluate  # noqa: E402
@@ -25,10 +26,11 @@ from grinch_env.integrations.rllib import (  # noqa: E402
     register_games,
 )
 from training import train_rllib  # noqa: E402
-from training.config import load_config  # noqa: E402
+from training.bridges import load_config  # noqa: E402
 
 RLLIB_PPO = Path(__file__).resolve().parents[1] / "configs" / "rllib_ppo.yaml"
-TINY = ["hidden_sizes=[32]", "train_batch_size=300", "minibatch_size=100", "num_epochs=1", "iterations=1", "eval.games=2", "eval.opponents=[random]"]
+TINY = ["rllib.hidden_sizes=[32]", "rllib.train_batch_size=300", "rllib.minibatch_size=100", "rllib.num_epochs=1", "rllib.iterations=1",
+        "eval.final_games=2", "eval.final_opponents=[random]"]
 
 
 def play_random(env, seed):
@@ -113,49 +115,76 @@ def _learner_main(algo):
 
 
 def test_one_iteration_at_2_players_save_restore_round_trip_and_tournament(ray_session, tmp_path):
-    cfg = load_config(RLLIB_PPO, TINY + ["num_players=2"], schema=train_rllib.RLlibConfig)
+    cfg = load_config(train_rllib.RLlibConfig, RLLIB_PPO, TINY + ["num_players=2", f"checkpoint.dir={tmp_path}"])
+    run_dir = tmp_path / "rllib_ppo"
+    assert cfg.run_dir == run_dir  # the run name is the config file's stem
     before = MaskedObservations.illegal_total
-    algo = train_rllib.train(cfg, tmp_path, progress=False)
+    algo = train_rllib.train(cfg, progress=False)
     try:
         assert algo.iteration == 1 and MaskedObservations.illegal_total == before  # no illegal action in the whole iteration
         saved = _learner_main(algo)
         # A run directory with an RLlib checkpoint loads as a tournament agent (trust=1: loading it unpickles code).
-        agent = make_agent(f"{tmp_path}:trust=1")
+        agent = make_agent(f"{run_dir}:trust=1")
         assert isinstance(agent, RLlibAgent)
         loaded = _main_weights(agent.module)
         assert saved.keys() == loaded.keys() and all(torch.equal(saved[k], loaded[k]) for k in saved)
         algo.train()
         assert not all(torch.equal(saved[k], v) for k, v in _learner_main(algo).items())
-        algo.restore_from_path(str((tmp_path / train_rllib.CHECKPOINT).resolve()))
+        algo.restore_from_path(str((run_dir / train_rllib.CHECKPOINT).resolve()))
         restored = _learner_main(algo)
         assert algo.iteration == 1 and all(torch.equal(saved[k], restored[k]) for k in saved)
     finally:
         algo.stop()
     result = evaluate([agent, "random"], num_players=2, num_games=4, seed=0)
-    assert result.num_games == 4 and result.agents == [f"{tmp_path.name}/rllib", "random"]
+    assert result.num_games == 4 and result.agents == ["rllib_ppo/rllib", "random"]
 
 
-def test_train_rllib_cli_at_4_players(ray_session, tmp_path, capsys):
+def test_train_rllib_cli_at_4_players_then_report_and_resume(ray_session, tmp_path, capsys):
     before = MaskedObservations.illegal_total
-    assert train_rllib.main(["--config", str(RLLIB_PPO), "--run-dir", str(tmp_path), "--no-progress"] + [f"--set={s}" for s in TINY]) == 0
+    args = ["--config", str(RLLIB_PPO), "--quiet", "--set", f"checkpoint.dir={tmp_path}"] + [f"--set={s}" for s in TINY]
+    assert train_rllib.main(args) == 0
     assert MaskedObservations.illegal_total == before
+    run_dir = tmp_path / "rllib_ppo"
     out = capsys.readouterr().out
+    assert f"saved {run_dir / train_rllib.CHECKPOINT} after 1 iterations\n" in out
+    assert f"final evaluation of {run_dir / train_rllib.CHECKPOINT} (2 games per line, seats rotated)" in out
     assert "one rllib_ppo/main seat against 3 x random" in out
-    log = [line for line in (tmp_path / train_rllib.LOG).read_text().splitlines() if line]
+    log = [line for line in (run_dir / train_rllib.LOG).read_text().splitlines() if line]
     assert len(log) == 1 and '"iteration": 1' in log[0]
-    assert (tmp_path / "report" / "random_4p" / "results.json").is_file()
+    assert (run_dir / "report" / "random_4p" / "results.json").is_file()
+    written = yaml.safe_load((run_dir / "config.yaml").read_text())
+    assert written["rllib"]["iterations"] == 1 and written["checkpoint"] == {"dir": str(tmp_path), "run_name": "rllib_ppo"}
+    assert train_rllib.main(args) == 2  # a fresh run does not overwrite the saved one
+    assert capsys.readouterr().err == (f"error: {run_dir / train_rllib.CHECKPOINT} exists: go on with --resume, or pick another run name "
+                                       "(--set checkpoint.run_name=NAME)\n")
+    (run_dir / "report" / "summary.json").unlink()
+    assert train_rllib.main(args + ["--report", "--set", "eval.final_games=1"]) == 0  # evaluate only
+    assert "(1 games per line, seats rotated)" in capsys.readouterr().out and (run_dir / "report" / "summary.json").is_file()
+    assert train_rllib.main(args + ["--resume", "--set", "eval.final_games=0"]) == 0  # done: restored at iteration 1 of 1, nothing to train
+    assert capsys.readouterr().out == f"resumed {run_dir / train_rllib.CHECKPOINT} at iteration 1/1\nsaved {run_dir / train_rllib.CHECKPOINT} after 1 iterations\n"
+    assert len((run_dir / train_rllib.LOG).read_text().splitlines()) == 1
 
 
 def test_bad_rllib_configs_are_clear_errors(tmp_path, capsys):
-    assert train_rllib.main(["--config", str(RLLIB_PPO), "--run-dir", str(tmp_path), "--set", "game=chess"]) == 2
-    assert "game: unknown game 'chess'" in capsys.readouterr().err
-    assert train_rllib.main(["--config", str(RLLIB_PPO), "--run-dir", str(tmp_path), "--set", "opponent_probs={main: -1}"]) == 2
-    assert "opponent_probs must be non-negative" in capsys.readouterr().err
+    assert train_rllib.main(["--config", str(RLLIB_PPO), "--set", f"checkpoint.dir={tmp_path}", "--set", "game=chess"]) == 2
+    assert capsys.readouterr().err == f"error: {RLLIB_PPO}: game: Input should be 'grinch' or 'gnoming' (got 'chess')\n"
+    assert train_rllib.main(["--config", str(RLLIB_PPO), "--set", "rllib.opponent_probs={main: -1}"]) == 2
+    assert capsys.readouterr().err == f"error: {RLLIB_PPO}: rllib.opponent_probs: opponent_probs must be non-negative with a positive sum, got {{'main': -1.0}}\n"
+    assert train_rllib.main(["--config", str(RLLIB_PPO), "--set", "iterations=3"]) == 2
+    assert capsys.readouterr().err == f"error: {RLLIB_PPO}: iterations: unknown key; did you mean rllib.iterations?\n"
+    assert train_rllib.main(["--config", str(RLLIB_PPO), "--set", "rllib.ray.adress=auto"]) == 2
+    assert "rllib.ray.adress: unknown key; did you mean rllib.ray.address?" in capsys.readouterr().err
+    assert train_rllib.main(["--config", str(RLLIB_PPO), "--set", "num_players=8"]) == 2
+    assert capsys.readouterr().err == f"error: {RLLIB_PPO}: num_players for Grinch Grow Your Heart must be an int in 2..6, got 8\n"
+    for flag, what in (("--resume", "resume"), ("--report", "report")):
+        assert train_rllib.main(["--config", str(RLLIB_PPO), "--set", f"checkpoint.dir={tmp_path}", flag]) == 2
+        assert capsys.readouterr().err.startswith(f"error: nothing to {what}: {str(tmp_path / 'rllib_ppo' / train_rllib.CHECKPOINT)!r} does not exist")
 
 
 def test_one_iteration_of_the_second_game(ray_session, tmp_path):
     before = MaskedObservations.illegal_total
-    args = ["--config", str(RLLIB_PPO), "--run-dir", str(tmp_path), "--no-progress", "--no-report", "--set", "game=gnoming",
-            "--set", "num_players=3", "--set", "opponent_probs={main: 0.5, frozen: 0.25, random: 0.25}"]
-    assert train_rllib.main(args + [f"--set={s}" for s in TINY]) == 0
-    assert MaskedObservations.illegal_total == before and (tmp_path / train_rllib.CHECKPOINT / "learner_group").is_dir()
+    args = ["--config", str(RLLIB_PPO), "--quiet", "--set", f"checkpoint.dir={tmp_path}", "--set", "game=gnoming", "--set", "num_players=3",
+            "--set", "rllib.opponent_probs={main: 0.5, frozen: 0.25, random: 0.25}"]
+    assert train_rllib.main(args + [f"--set={s}" for s in TINY] + ["--set", "eval.final_games=0"]) == 0
+    assert MaskedObservations.illegal_total == before and (tmp_path / "rllib_ppo" / train_rllib.CHECKPOINT / "learner_group").is_dir()
+    assert not (tmp_path / "rllib_ppo" / "report").exists()

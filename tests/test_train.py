@@ -1,199 +1,188 @@
-"""End to end: a smoke training run writes checkpoints, resumes exactly, and its policy loads into an evaluation."""
+"""The one trainer (python -m training.train): both families from a config, the run directory it writes, exact resume
+(also after kill -9), --set with --resume, and clear errors for bad input."""
 
 import json
-import shutil
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
-import numpy as np
 import pytest
 import torch
+import yaml
 
-import training.train as train_module
-from grinch_env.evaluation.evaluate import evaluate
-from training.checkpoint import load_agent, load_checkpoint
-from training.config import load_config
-from training.train import Trainer, main
+from training.config import TrainConfig, from_runner, load_config, validate
+from training.train import main, stored
 
-SMOKE = Path(__file__).resolve().parents[1] / "configs" / "smoke.yaml"
-
-
-@pytest.fixture(scope="module")
-def smoke_run(tmp_path_factory):
-    run_dir = tmp_path_factory.mktemp("runs") / "smoke"
-    assert main(["--config", str(SMOKE), "--run-dir", str(run_dir), "--no-progress"]) == 0
-    return run_dir
+ROOT = Path(__file__).resolve().parents[1]
+SMOKE_AFTERSTATE = str(ROOT / "configs" / "smoke_afterstate.yaml")
+SMOKE_PPO = str(ROOT / "configs" / "smoke_ppo.yaml")
 
 
-def test_smoke_run_writes_checkpoints_config_logs_and_report(smoke_run, capsys):
-    for name in ("latest.pt", "best.pt", "config.yaml", "report/summary.json", "report/summary.txt", "report/greedy_2p/results.json"):
-        assert (smoke_run / name).is_file(), name
-    assert list((smoke_run / "tb").glob("events.out.tfevents.*"))
-    ckpt = load_checkpoint(smoke_run / "latest.pt")
-    assert (ckpt["update"], ckpt["env_steps"]) == (4, 4 * 4 * 108)  # 4 updates x 4 games x the 3-player game's 108 steps
-    assert (ckpt["obs_size"], ckpt["num_actions"], ckpt["env_version"]) == (1337, 62, "grinch_grow_your_heart_v0")
-    assert ckpt["config"]["run_name"] == "smoke" and ckpt["optimizer"] is not None
-    assert set(ckpt["rng"]) == {"python", "numpy", "torch"}
-    assert load_checkpoint(smoke_run / "best.pt")["optimizer"] is None  # best.pt is for playing, latest.pt for resuming
+def _tensors(run_dir: Path) -> list[torch.Tensor]:
+    """Every tensor latest.pt holds (the fitted values, or the network and optimiser), in a fixed order."""
+    ckpt = torch.load(run_dir / "latest.pt", map_location="cpu", weights_only=False)
+    out: list[torch.Tensor] = []
+
+    def walk(x):
+        if isinstance(x, torch.Tensor):
+            out.append(x)
+        elif isinstance(x, dict):
+            for k in sorted(x, key=str):
+                walk(x[k])
+        elif isinstance(x, list | tuple):
+            for v in x:
+                walk(v)
+
+    walk(ckpt.get("values") if "values" in ckpt else {"model": ckpt["model"], "optimizer": ckpt["optimizer"]})
+    return out
 
 
-def test_resume_continues_from_latest(smoke_run, tmp_path):
-    resumed = tmp_path / "resumed"
-    resumed.mkdir()
-    for name in ("latest.pt", "config.yaml"):
-        (resumed / name).write_bytes((smoke_run / name).read_bytes())
-    (resumed / "snapshots").mkdir()
-    for snap in (smoke_run / "snapshots").iterdir():
-        (resumed / "snapshots" / snap.name).write_bytes(snap.read_bytes())
-    assert main(["--resume", str(resumed), "--set", "total_updates=6", "--no-progress", "--no-report"]) == 0
-    assert load_checkpoint(resumed / "latest.pt")["update"] == 6
+def _same(a: Path, b: Path) -> bool:
+    ta, tb = _tensors(a), _tensors(b)
+    return len(ta) == len(tb) > 0 and all(torch.equal(x, y) for x, y in zip(ta, tb, strict=True))
 
 
-def test_report_only_on_a_run_that_holds_only_best_pt(smoke_run, tmp_path):
-    shipped = tmp_path / "shipped"
-    shipped.mkdir()
-    (shipped / "best.pt").write_bytes((smoke_run / "best.pt").read_bytes())
-    assert main(["--resume", str(shipped), "--report-only", "--set", "eval.final_games=2", "--set", "eval.final_opponents=[random]"]) == 0
-    summary = json.loads((shipped / "report" / "summary.json").read_text())
-    assert list(summary) == ["random@2p"] and summary["random@2p"]["games"] == 2
-    assert set(summary["random@2p"]["roles"]) == {"game_as_first_grinch", "game_as_first_who", "round_as_grinch", "round_as_who"}
+def test_every_config_in_configs_validates_and_names_its_family():
+    algos = {}
+    for path in sorted((ROOT / "configs").glob("*.yaml")):
+        data = yaml.safe_load(path.read_text())
+        if "algo" not in data:  # the bridges' configs (training.train_sb3, training.train_rllib) have their own schemas
+            assert "sb3" in data or "rllib" in data, path.name
+            continue
+        cfg = load_config(path)
+        algos[path.name] = cfg.algo
+        assert cfg.checkpoint.run_name == path.stem
+    assert algos == {"champion_gnoming.yaml": "afterstate", "champion_grinch.yaml": "afterstate", "gnoming.yaml": "afterstate",
+                     "grinch.yaml": "afterstate", "ppo_gnoming.yaml": "ppo", "ppo_grinch.yaml": "ppo",
+                     "smoke_afterstate.yaml": "afterstate", "smoke_ppo.yaml": "ppo"}
+    assert len(list((ROOT / "configs").glob("*"))) <= 14
 
 
-def test_n_updates_equal_half_then_resume_half_exactly(tmp_path):
-    cfg = load_config(SMOKE, ["tensorboard=false"])  # periodic evaluation stays on: it must not disturb the random streams
-    straight = Trainer(cfg, tmp_path / "a", progress=False)
-    straight.train()
-    first = Trainer(cfg, tmp_path / "b", progress=False)
-    first.train(stop_after=2)
-    second = Trainer(cfg, tmp_path / "b", progress=False)
-    second.load(tmp_path / "b" / "latest.pt")
-    assert second.update == 2
-    second.train()
-    a, b = straight.model.state_dict(), second.model.state_dict()
-    assert all(torch.equal(a[k], b[k]) for k in a)
-    assert straight.env_steps == second.env_steps and straight.learner_steps == second.learner_steps
+def test_the_quick_start_config_trains_grinch_two_players_and_reports_against_the_strongest_baseline():
+    runner = load_config(ROOT / "configs" / "grinch.yaml").runner()
+    assert (runner.game, runner.num_players, runner.generations, runner.games_per_generation) == ("grinch", 2, 4, 6000)
+    assert runner.final_opponents == ["random", "greedy", "expectimax"] and runner.final_games == 400 and runner.workers == 2
 
 
-def test_trained_policy_loads_into_an_evaluation(smoke_run):
-    result = evaluate([str(smoke_run), "random"], num_players=2, num_games=4, seed=0)
-    assert result.num_games == 4 and len(result.per_agent) == 2
-    agent = load_agent(smoke_run / "best.pt")
-    obs = np.zeros(1337, np.float32)
-    mask = np.zeros(62, np.int8)
-    mask[[55, 60]] = 1
-    assert agent.act(obs, mask) in (55, 60)
-    sampler = load_agent(smoke_run, seed=3, deterministic=False)
-    picks = sampler.act_batch(np.zeros((50, 1337), np.float32), np.broadcast_to(mask, (50, 62)))
-    assert set(picks.tolist()) <= {55, 60}
+def test_an_afterstate_run_writes_its_directory_and_report(tmp_path, capsys):
+    assert main(["--config", SMOKE_AFTERSTATE, "--set", f"checkpoint.dir={tmp_path}", "--quiet"]) == 0
+    run = tmp_path / "smoke_afterstate"
+    assert sorted(p.name for p in run.iterdir()) == ["config.yaml", "curve.csv", "curve.png", "data", "latest.pt", "report"]
+    # config.yaml is the config the run trained under, in the schema it was given in
+    written = validate(yaml.safe_load((run / "config.yaml").read_text()))
+    assert written == load_config(SMOKE_AFTERSTATE, [f"checkpoint.dir={tmp_path}"])
+    summary = json.loads((run / "report" / "summary.json").read_text())
+    assert sorted(summary) == ["greedy", "random"] and {v["games"] for v in summary.values()} == {4}
+    assert [line.split(",")[0] for line in (run / "curve.csv").read_text().splitlines()[1:]] == ["0", "1", "2"]  # random start, 2 fits
+    # what the checkpoint stores reads back as the same config
+    data, algo, _ = stored(run)
+    assert algo == "afterstate" and validate(data).runner() == written.runner()
 
 
-def test_ctrl_c_saves_latest_and_exits(tmp_path, monkeypatch):
-    calls = {"n": 0}
-    real = train_module.collect_rollout
-
-    def interrupt_on_second(*args, **kwargs):
-        calls["n"] += 1
-        if calls["n"] == 2:
-            raise KeyboardInterrupt
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(train_module, "collect_rollout", interrupt_on_second)
-    code = main(["--config", str(SMOKE), "--run-dir", str(tmp_path), "--no-progress", "--set", "tensorboard=false"])
-    assert code == 130
-    assert load_checkpoint(tmp_path / "latest.pt")["update"] == 1
-    assert not list(tmp_path.glob(".*.tmp"))  # the atomic write left no temporary file
+def test_a_ppo_run_trains_to_its_sample_budget_and_reports(tmp_path):
+    assert main(["--config", SMOKE_PPO, "--set", f"checkpoint.dir={tmp_path}", "--quiet"]) == 0
+    run = tmp_path / "smoke_ppo"
+    ckpt = torch.load(run / "latest.pt", map_location="cpu", weights_only=False)
+    assert ckpt["samples"] >= 600 and ckpt["config"]["game"] == "gnoming"
+    assert sorted(json.loads((run / "report" / "summary.json").read_text())) == ["random"]
+    assert validate(yaml.safe_load((run / "config.yaml").read_text())).algo == "ppo"
 
 
-def test_missing_and_incompatible_checkpoints_are_clear_errors(smoke_run, tmp_path):
-    with pytest.raises(FileNotFoundError, match="does not exist"):
-        load_agent(tmp_path / "nothing.pt")
-    with pytest.raises(FileNotFoundError, match="neither best.pt nor latest.pt"):
-        load_agent(tmp_path)
-    ckpt = torch.load(smoke_run / "best.pt", weights_only=True)
-    ckpt["obs_size"] = 1000
-    torch.save(ckpt, tmp_path / "old.pt")
-    with pytest.raises(ValueError, match="observation size 1000"):
-        load_agent(tmp_path / "old.pt")
-    (tmp_path / "junk.pt").write_bytes(b"not a checkpoint")
-    with pytest.raises(ValueError, match="not a readable torch checkpoint"):
-        load_agent(tmp_path / "junk.pt")
+@pytest.mark.parametrize("config, piece", [(SMOKE_AFTERSTATE, ["--generations", "1"]), (SMOKE_PPO, ["--set", "budget.max_samples=300"])])
+def test_a_run_in_two_pieces_ends_on_the_same_weights_as_one(config, piece, tmp_path):
+    assert main(["--config", config, "--set", f"checkpoint.dir={tmp_path / 'one'}", "--set", "eval.final_games=0", "--quiet"]) == 0
+    two = ["--config", config, "--set", f"checkpoint.dir={tmp_path / 'two'}", "--set", "eval.final_games=0", "--quiet"]
+    assert main(two + piece) == 0
+    name = Path(config).stem
+    assert not _same(tmp_path / "one" / name, tmp_path / "two" / name)  # the first piece stopped early
+    # the second piece: --resume with the same config (and the same --set) is no change, the budget goes back to the config's
+    rest = ["--resume", str(tmp_path / "two" / name), "--config", config, "--set", f"checkpoint.dir={tmp_path / 'two'}",
+            "--set", "eval.final_games=0", "--quiet"]
+    assert main(rest) == 0
+    assert _same(tmp_path / "one" / name, tmp_path / "two" / name)
 
 
-def test_cli_reports_a_bad_config_key(tmp_path, capsys):
+def test_resume_with_the_runs_own_config_and_a_set_is_accepted_and_a_fixed_key_is_refused(tmp_path, capsys):
+    base = ["--set", f"checkpoint.dir={tmp_path}", "--set", "budget.generations=1", "--set", "eval.final_games=0", "--quiet"]
+    assert main(["--config", SMOKE_AFTERSTATE, *base]) == 0
+    run = str(tmp_path / "smoke_afterstate")
+    # the effective config (file + --set) equals the checkpoint's: nothing to change, the run is done
+    assert main(["--config", SMOKE_AFTERSTATE, "--resume", run, *base]) == 0
+    capsys.readouterr()
+    assert main(["--resume", run, "--set", "afterstate.temperature=2.0"]) == 2
+    assert "cannot change temperature on resume" in capsys.readouterr().err
+    # a larger budget goes on
+    assert main(["--resume", run, "--set", "budget.generations=2", "--quiet"]) == 0
+    assert len(torch.load(Path(run) / "latest.pt", weights_only=False)["values"]) == 2
+    assert main(["--resume", run, "--config", SMOKE_PPO]) == 2
+    assert "holds an afterstate run; --config" in capsys.readouterr().err
+
+
+def _start(config: str, run_dir: Path, *extra: str) -> subprocess.Popen:
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen([sys.executable, "-m", "training.train", "--config", config, "--set", f"checkpoint.dir={run_dir}",
+                             "--set", "eval.final_games=0", "--quiet", *extra], env=env, cwd=ROOT)
+
+
+@pytest.mark.parametrize("config, extra", [
+    (SMOKE_AFTERSTATE, ["--set", "budget.generations=4", "--set", "afterstate.value.steps=400"]),
+    (SMOKE_PPO, ["--set", "budget.max_samples=3000", "--set", "checkpoint.save_every_seconds=0.5"]),
+])
+def test_kill_9_after_a_checkpoint_then_resume_gives_the_same_weights(config, extra, tmp_path):
+    name = Path(config).stem
+    straight = _start(config, tmp_path / "straight", *extra)
+    assert straight.wait(timeout=300) == 0
+    victim = _start(config, tmp_path / "killed", *extra)
+    latest = tmp_path / "killed" / name / "latest.pt"
+    deadline = time.monotonic() + 120
+    while not latest.exists() and time.monotonic() < deadline and victim.poll() is None:
+        time.sleep(0.05)
+    time.sleep(0.3)  # into the next piece of work, past the first save
+    assert victim.poll() is None, "the run ended before it could be killed: make the test run longer"
+    victim.send_signal(signal.SIGKILL)
+    victim.wait()
+    assert not _same(tmp_path / "straight" / name, tmp_path / "killed" / name)
+    resumed = subprocess.run([sys.executable, "-m", "training.train", "--resume", str(tmp_path / "killed" / name), "--quiet"],
+                             env={**os.environ, "OMP_NUM_THREADS": "1"}, cwd=ROOT, timeout=300)
+    assert resumed.returncode == 0
+    assert _same(tmp_path / "straight" / name, tmp_path / "killed" / name)
+    assert not list((tmp_path / "killed" / name).glob("*.tmp"))
+
+
+def test_bad_input_says_what_is_wrong_and_what_is_allowed(tmp_path, capsys):
+    def error(*argv: str) -> str:
+        assert main(list(argv)) == 2
+        return capsys.readouterr().err
+
+    assert "config file nowhere.yaml does not exist" in error("--config", "nowhere.yaml")
+    assert "no checkpoint at checkpoints/nope" in error("--resume", "checkpoints/nope")
+    assert "no checkpoint at checkpoints/nope" in error("--report", "checkpoints/nope")
+    assert "give --config FILE" in error()
+    assert "--set takes key=value" in error("--config", SMOKE_AFTERSTATE, "--set", "budget")
+    assert "afterstate.valuee" in error("--config", SMOKE_AFTERSTATE, "--set", "afterstate.valuee.width=3")
+    assert "budget.max_seconds is not a setting of algo 'afterstate'" in error("--config", SMOKE_AFTERSTATE, "--set", "budget.max_seconds=9")
+    assert "--generations is not a piece of an ppo run" in error("--config", SMOKE_PPO, "--set", f"checkpoint.dir={tmp_path}", "--generations", "1")
+    assert "algo is 'ppo' but the config has a afterstate: section" in error("--config", SMOKE_AFTERSTATE, "--set", "algo=ppo")
+    assert "num_players for Gnoming A Round must be an int in 3..7, got 2" in error("--config", SMOKE_PPO, "--set", "num_players=2")
     bad = tmp_path / "bad.yaml"
-    bad.write_text("run_name: x\nnum_envs: four\n")
-    assert main(["--config", str(bad), "--run-dir", str(tmp_path / "run")]) == 2
-    assert "num_envs: Input should be a valid integer" in capsys.readouterr().err
+    bad.write_text("game: grinch\nnum_players: 2\n")
+    assert "no algo: key" in error("--config", str(bad))
+    bad.write_text("- a list\n")
+    assert "a training config is a YAML mapping, got list" in error("--config", str(bad))
+    assert main(["--config", SMOKE_AFTERSTATE, "--set", f"checkpoint.dir={tmp_path}", "--set", "budget.generations=1",
+                 "--set", "eval.final_games=0", "--quiet"]) == 0
+    assert f"{tmp_path / 'smoke_afterstate' / 'latest.pt'} exists: go on with --resume" in error("--config", SMOKE_AFTERSTATE, "--set", f"checkpoint.dir={tmp_path}")
 
 
-def test_init_checkpoint_starts_from_its_weights_with_fresh_counters(smoke_run, tmp_path):
-    cfg = load_config(SMOKE, ["tensorboard=false", f"init_checkpoint={smoke_run / 'best.pt'}"])
-    trainer = Trainer(cfg, tmp_path / "warm", progress=False)
-    stored = load_checkpoint(smoke_run / "best.pt")["model"]
-    assert all(torch.equal(trainer.model.state_dict()[k], stored[k]) for k in stored)
-    assert (trainer.update, trainer.env_steps) == (0, 0)
-    trainer.train(stop_after=1)
-    assert load_checkpoint(tmp_path / "warm" / "latest.pt")["config"]["init_checkpoint"] == str(smoke_run / "best.pt")
-
-
-def test_init_checkpoint_with_another_network_is_refused(smoke_run, tmp_path):
-    cfg = load_config(SMOKE, [f"init_checkpoint={smoke_run}", "model.hidden_sizes=[16]"])
-    with pytest.raises(ValueError, match=r"hidden_sizes \[32\].*the config's network has hidden_sizes \[16\]"):
-        Trainer(cfg, tmp_path / "x", progress=False)
-    cfg = load_config(SMOKE, [f"init_checkpoint={tmp_path / 'missing.pt'}"])
-    with pytest.raises(FileNotFoundError, match="does not exist"):
-        Trainer(cfg, tmp_path / "y", progress=False)
-
-
-def test_a_lookahead_network_trains_resumes_and_plays(tmp_path):
-    run_dir = tmp_path / "lookahead"
-    overrides = ["--set", "model.draw_lookahead=true", "--set", "total_updates=2", "--no-progress", "--no-report"]
-    assert main(["--config", str(SMOKE), "--run-dir", str(run_dir), *overrides]) == 0
-    ckpt = load_checkpoint(run_dir / "latest.pt")
-    assert ckpt["draw_lookahead"] is True and ckpt["update"] == 2
-    assert main(["--resume", str(run_dir), "--set", "total_updates=3", "--no-progress", "--no-report"]) == 0
-    assert load_checkpoint(run_dir / "latest.pt")["update"] == 3
-    agent = load_agent(run_dir)
-    assert agent.net.draw_lookahead is True
-    result = evaluate([str(run_dir), "random"], num_players=2, num_games=2, seed=0)
-    assert result.num_games == 2
-
-
-def test_resume_of_a_complete_run_says_so_and_changes_nothing(smoke_run, tmp_path, capsys):
-    done = tmp_path / "done"
-    shutil.copytree(smoke_run, done)
-    before = {p: p.stat().st_mtime_ns for p in done.rglob("*")}
-    assert main(["--resume", str(done), "--no-progress"]) == 0
-    assert capsys.readouterr().out == (
-        f"run {str(done)!r} is complete: 4 of 4 updates done, nothing to train.\n"
-        f"To train it further, raise total_updates: python -m training.train --resume {done} --set total_updates=8\n"
-        f"To write its evaluation report again: python -m training.train --resume {done} --report-only\n"
-    )
-    assert {p: p.stat().st_mtime_ns for p in done.rglob("*")} == before  # no latest.pt rewritten, no report, no logs
-
-
-def test_resume_of_a_weights_only_run_says_why_and_what_to_do(smoke_run, tmp_path, capsys):
-    shipped = tmp_path / "shipped"
-    shipped.mkdir()
-    (shipped / "best.pt").write_bytes((smoke_run / "best.pt").read_bytes())
-    advice = (": it keeps the weights only (no optimizer or random state), so it cannot be resumed. To train on from its weights, "
-              f"start a new run whose config sets init_checkpoint: {shipped} and the same model section (as configs/selfplay_finetune.yaml "
-              f"does for checkpoints/distill_expectimax), e.g. python -m training.train --config CONFIG.yaml --set init_checkpoint={shipped} "
-              "--set run_name=NEW_NAME\n")
-    assert main(["--resume", str(shipped)]) == 2
-    assert capsys.readouterr().err == f"error: run directory {str(shipped)!r} holds best.pt but no latest.pt" + advice
-    assert main(["--resume", str(shipped / "best.pt")]) == 2
-    assert capsys.readouterr().err == f"error: {str(shipped / 'best.pt')!r} is a weights-only checkpoint" + advice
-    assert main(["--resume", str(tmp_path / "empty")]) == 2
-    assert capsys.readouterr().err == f"error: --resume {str(tmp_path / 'empty')!r}: no such run directory or checkpoint\n"
-    (tmp_path / "empty").mkdir()
-    assert main(["--resume", str(tmp_path / "empty")]) == 2
-    assert capsys.readouterr().err == (f"error: run directory {str(tmp_path / 'empty')!r} holds no latest.pt: there is nothing to resume "
-                                       "(start the run with --config, without --resume)\n")
-    assert list((tmp_path / "empty").iterdir()) == [] and sorted(p.name for p in shipped.iterdir()) == ["best.pt"]
-
-
-def test_resume_of_the_shipped_distilled_policy_is_refused_before_its_config_is_read(capsys):
-    shipped = Path(__file__).resolve().parents[1] / "checkpoints" / "distill_lookahead"
-    assert main(["--resume", str(shipped)]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith(f"error: run directory {str(shipped)!r} holds best.pt but no latest.pt: it keeps the weights only")
+def test_a_checkpoints_stored_settings_map_back_to_the_config_they_came_from():
+    cfg = load_config(ROOT / "configs" / "champion_grinch.yaml")
+    back = validate(from_runner(cfg.runner().model_dump(), "afterstate"))
+    assert back == cfg
+    ppo = load_config(ROOT / "configs" / "ppo_grinch.yaml")
+    again = validate(from_runner(ppo.runner().model_dump(), "ppo"))
+    assert again.runner() == ppo.runner()
+    assert again.checkpoint.save_every_seconds == 120.0 and ppo.checkpoint.save_every_seconds is None  # the runner's default, written out
+    assert isinstance(back, TrainConfig)

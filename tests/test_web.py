@@ -162,7 +162,7 @@ def test_replay_from_a_path_and_from_a_downloaded_log_with_its_game(client, tmp_
     ("/api/watch", {"game": "grinch", "players": 2, "agents": "random", "seed": "abc"}, "seed must be an integer >= 0, got 'abc'"),
     ("/api/play", {"game": "grinch", "players": 2, "seat": 2, "opponents": "random"}, "seat must be an integer in 0..1, got 2"),
     ("/api/play", {"game": "grinch", "players": 2, "opponents": "random,greedy"}, "2 opponents given but a 2-player table has 1 other seats"),
-    ("/api/play", {"game": "gnoming", "players": 3, "opponents": "checkpoints/missing_run"}, "unknown agent 'checkpoints/missing_run' for Gnoming A Round"),
+    ("/api/play", {"game": "gnoming", "players": 3, "opponents": "checkpoints/missing_run"}, "no checkpoint at checkpoints/missing_run: it does not exist"),
     ("/api/replay", {"log": "{not json"}, "the log is not JSON"),
     ("/api/replay", {"log": "[1, 2]"}, 'the log must be a JSON object with a "log" list'),
     ("/api/replay", {"log": '{"seed": 1, "env_kwargs": {"num_players": 2}, "log": [["player_0", 1.5]]}'}, "log entry 0 must be a pair [agent, action]"),
@@ -248,9 +248,12 @@ def test_the_table_picture_is_the_games_draw_table_for_the_viewer(client, monkey
 
 
 def test_watch_a_shipped_checkpoint_against_built_ins_and_refuse_one_of_the_other_game(client):
-    run = str(Path(__file__).resolve().parents[1] / "checkpoints" / "gnoming_finetune")
-    view = post(client, "/api/watch", {"game": "gnoming", "players": 3, "agents": f"{run},greedy", "seed": 5})
-    assert view["names"][0] == view["names"][2] == "gnoming_finetune/best" and view["names"][1] == "greedy"
+    import torch
+
+    run = str(Path(__file__).resolve().parents[1] / "checkpoints" / "champion_gnoming")
+    last = len(torch.load(Path(run) / "latest.pt", weights_only=False)["values"]) - 1  # the agent plays the last fitted generation
+    view = post(client, "/api/watch", {"game": "gnoming", "players": 5, "agents": f"{run},greedy", "seed": 5})
+    assert view["names"][0] == view["names"][2] == view["names"][4] == f"champion_gnoming/g{last}" and view["names"][1] == "greedy"
     for n in range(1, 6):
         view = post(client, f"/api/s/{view['id']}/step", {})
         assert view["moves"] == n

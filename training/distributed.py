@@ -1,42 +1,47 @@
-"""Scale-out experience collection: one seam (:class:`Collector`) with a local and a Ray implementation.
+"""Scale-out work for the trainers: run a list of tasks in this process, on local worker processes or on Ray actors, and
+get one result per task, in task order.  Nothing here knows a game or a training family.
 
-A training loop hands a collector a list of *tasks* (small, picklable: a seed,
-a range of game indices) and one *shared* payload (the current weights and
-whatever else every task reads); the collector returns one result per task, in
-task order.  The loop never sees where the work ran.
+The trainers call :func:`ordered_map` (one call) or hold a :class:`Workers` open across calls (a context manager: its
+Ray actors live until it closes, so a run's generations do not start them again)::
 
-* :class:`LocalCollector` runs the tasks in this process, one after another.
-* :class:`RayCollector` runs them on ``num_workers`` Ray actors.  Each actor
-  builds its context once (a batched engine, a policy network, opponents: the
-  caller's ``setup`` function) and then runs ``work(context, shared, task)`` for
-  every task it is given.  The shared payload is put into Ray's object store
-  once per call, so N workers read one copy.  When an actor dies (a killed
-  process, a lost node) it is replaced by a fresh one and its task is run
-  again; because a task is a pure function of its arguments (it carries its
-  own seeds), the re-collected result is the one the dead worker would have
-  returned, and the learner's state and checkpoints never see the failure.
+    results = ordered_map(work, tasks, backend="ray", num_workers=4, setup=setup, setup_args=(weights,))
 
-Nothing here knows a game: ``setup`` and ``work`` come from the caller
-(:func:`rollout_collector` for PPO self-play, :func:`training.distill.collect_round`
-for teacher labels), so a second game plugs in through its own engine factory
-and policy constructor.
+* ``setup(*setup_args)`` builds a worker's context once per call (a network from the weights, an engine, opponents);
+  ``work(context, task)`` then runs every task that worker is given.  Without ``setup``, ``work(task)``.
+* ``backend="local"``, ``num_workers=1``: in this process, one task after another (``setup`` once).
+* ``backend="local"``, ``num_workers>1``: :func:`grinch_env.parallel.worker_pool`'s spawned processes (one BLAS and
+  OpenMP thread each), ``setup`` their initialiser.
+* ``backend="ray"``: ``num_workers`` Ray actors (:func:`init_ray`: a private local instance, or the cluster at
+  ``address``).  ``setup_args`` go into Ray's object store once per call, and each actor runs ``setup`` when a call's
+  arguments are new to it.  The tasks go out in small chunks; when an actor dies (a killed process, a lost node) it is
+  replaced by a fresh one and its chunk is run again (:class:`RayCollector`).  Because a task is a pure function of
+  its arguments (it carries its own seeds), the re-run's result is the one the dead worker would have returned: the
+  results, and what a trainer fits on them, do not change.
+
+The seam underneath: :class:`Collector` (``run(tasks, shared)``), with :class:`LocalCollector` (this process) and
+:class:`RayCollector` (actors that build a context once, then run ``work(context, shared, task)``; dead ones replaced).
+
+Fault injection (drills and tests): with ``GRINCH_DISTRIBUTED_KILL=<worker>:<k>`` in the driver's environment when a
+:class:`Workers` of the ray backend starts, its actor number ``<worker>`` (0-based) exits (``os._exit``) on its
+``<k>``-th chunk (1-based, counted over the actor's life); its replacement does not.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import functools
+import itertools
+import math
 import os
 import random
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal
 
-import numpy as np
 import torch
 
 Setup = Callable[[], Any]
 Work = Callable[[Any, Any, Any], Any]
+Backend = Literal["local", "ray"]
+KILL_VARIABLE = "GRINCH_DISTRIBUTED_KILL"
 
 
 class Collector:
@@ -52,7 +57,7 @@ class Collector:
 
 
 class LocalCollector(Collector):
-    """Runs every task in this process with one context built by ``setup`` (today's single-process path)."""
+    """Runs every task in this process with one context built by ``setup``."""
 
     def __init__(self, setup: Setup, work: Work) -> None:
         self.context = setup()
@@ -84,7 +89,8 @@ def init_ray(address: str = "local", num_cpus: int | None = None, object_store_m
     # ray.init installs its own SIGTERM handler (exit at once); the trainers' handlers (finish the update, save) are put back after it.
     handlers = _signal_handlers()
     try:
-        _connect(ray, address, packages, num_cpus, object_store_mb)
+        with _own_python_random():
+            _connect(ray, address, packages, num_cpus, object_store_mb)
     finally:
         _restore_signal_handlers(handlers)
 
@@ -124,28 +130,49 @@ def _connect(ray: Any, address: str, packages: list[str], num_cpus: int | None, 
             ray.init(address=address, runtime_env={"py_modules": packages})
         except ConnectionError as err:
             where = "no Ray cluster is running on this machine" if address == "auto" else f"no Ray cluster answers at {address!r}"
-            raise ValueError(f"distributed.address {address!r}: {where} ({str(err).splitlines()[0]}). Start one with `ray start --head` "
+            raise ValueError(f"address {address!r}: {where} ({str(err).splitlines()[0]}). Start one with `ray start --head` "
                              "(then address: auto), give the head node's address (host:6379 or ray://host:10001), "
-                             "or set distributed.address: local for a private instance on this machine") from None
+                             "or set address: local for a private instance on this machine") from None
+
+
+@contextlib.contextmanager
+def _own_python_random() -> Any:
+    """Keep Ray's draws from python's global ``random`` (ids, retry jitter) out of the caller's stream (which a trainer may save)."""
+    state = random.getstate()
+    try:
+        yield
+    finally:
+        random.setstate(state)
 
 
 class _Worker:
-    """The body of a Ray actor: builds its context once, then runs tasks (wrapped by ``ray.remote`` lazily)."""
+    """The body of a Ray actor: builds its context once, then runs tasks (wrapped by ``ray.remote`` lazily).
 
-    def __init__(self, setup: Setup, work: Work, torch_threads: int) -> None:
+    ``die_on``: fault injection, exit the process (no cleanup) when the actor is given its ``die_on``-th task."""
+
+    def __init__(self, setup: Setup, work: Work, torch_threads: int, die_on: int | None = None) -> None:
         torch.set_num_threads(torch_threads)
         self.context = setup()
         self.work = work
+        self.die_on, self.calls = die_on, 0
 
     def run(self, shared: Any, task: Any) -> Any:
+        self.calls += 1
+        if self.calls == self.die_on:
+            os._exit(1)
         return self.work(self.context, shared, task)
+
+    def pid(self) -> int:
+        return os.getpid()
 
 
 class RayCollector(Collector):
-    """Runs tasks on ``num_workers`` Ray actors; a dead actor is replaced and its task run again (up to ``max_retries`` times per task)."""
+    """Runs tasks on ``num_workers`` Ray actors; a dead actor is replaced and its task run again (up to ``max_retries`` times per task).
+
+    ``kill_on``: fault injection, ``(worker, k)``: the first actor of slot ``worker`` exits on its ``k``-th task."""
 
     def __init__(self, setup: Setup, work: Work, num_workers: int, num_cpus_per_worker: float = 1.0, torch_threads: int = 1,
-                 max_retries: int = 3) -> None:
+                 max_retries: int = 3, kill_on: tuple[int, int] | None = None) -> None:
         import ray
 
         if num_workers < 1:
@@ -156,13 +183,18 @@ class RayCollector(Collector):
         self.num_workers = num_workers
         self.max_retries = max_retries
         self.replacements = 0  # actors that died and were replaced, over the collector's life
-        self.actors = [self._new_actor() for _ in range(num_workers)]
+        with _own_python_random():
+            self.actors = [self._new_actor(kill_on[1] if kill_on is not None and kill_on[0] == slot else None) for slot in range(num_workers)]
         self._before_wait: Callable[[RayCollector], None] | None = None  # test hook: runs once tasks are in flight
 
-    def _new_actor(self) -> Any:
-        return self._actor_class.remote(*self._args)
+    def _new_actor(self, die_on: int | None = None) -> Any:
+        return self._actor_class.remote(*self._args, die_on)
 
     def run(self, tasks: Sequence[Any], shared: Any) -> list[Any]:
+        with _own_python_random():
+            return self._run(tasks, shared)
+
+    def _run(self, tasks: Sequence[Any], shared: Any) -> list[Any]:
         ray = self._ray
         shared_ref = ray.put(shared)  # one copy in the object store, read by every worker
         results: list[Any] = [None] * len(tasks)
@@ -188,173 +220,166 @@ class RayCollector(Collector):
                 if failures[index] > self.max_retries:
                     raise RuntimeError(f"task {index} lost its worker {failures[index]} times; giving up") from err
                 self.replacements += 1
+                with contextlib.suppress(Exception):
+                    ray.kill(self.actors[slot], no_restart=True)
                 self.actors[slot] = self._new_actor()
                 queue.insert(0, index)  # collected again, first, by the replacement
             if queue:
                 submit(slot)
         return results
 
+    def pids(self) -> list[int]:
+        """The process ids of the live actors, by slot."""
+        return self._ray.get([actor.pid.remote() for actor in self.actors])
+
     def kill(self, slot: int) -> None:
         """Kill worker ``slot`` without letting it restart (failure drills and tests)."""
         self._ray.kill(self.actors[slot], no_restart=True)
 
     def close(self) -> None:
-        for actor in self.actors:
-            self._ray.kill(actor, no_restart=True)
+        with _own_python_random():
+            for actor in self.actors:
+                self._ray.kill(actor, no_restart=True)
         self.actors = []
 
 
-def make_collector(dist_cfg: Any, setup: Setup, work: Work, torch_threads: int = 1) -> Collector:
-    """Return the collector that ``dist_cfg`` (a :class:`training.config.DistributedConfig`) asks for."""
-    if dist_cfg.backend == "local":
-        return LocalCollector(setup, work)
-    if not ray_available():
-        raise ValueError("distributed.backend is 'ray' but ray is not installed: pip install -e '.[ray]'")
-    init_ray(dist_cfg.address, num_cpus=dist_cfg.num_cpus, object_store_mb=dist_cfg.object_store_mb)
-    return RayCollector(setup, work, dist_cfg.num_workers, dist_cfg.num_cpus_per_worker, torch_threads, dist_cfg.max_retries)
+# ------------------------------------------------------------------ ordered_map
+# A call's tasks go to the workers in chunks; each chunk carries the call's token, its setup and its arguments' object
+# reference (wrapped in a list, so that Ray does not resolve it for every chunk): a worker builds its context when the
+# token is new to it and reuses it for the rest of the call.
+
+_POOL_CONTEXT: dict[str, Any] = {}  # a local worker process's context (worker_pool's initialiser writes it)
+_tokens = itertools.count()
 
 
-# -------------------------------------------------------------- PPO self-play
-# A worker owns a batched engine, a copy of the policy and an opponent pool; one
-# task is a seed, the shared payload the current weights and the pool's
-# snapshots.  The engine and network come from the trainer's own factories
-# (training.selfplay.make_engine / build_model), so nothing here is game-specific.
+def _call(work: Callable[..., Any], context: Any, task: Any, has_setup: bool) -> Any:
+    return work(context, task) if has_setup else work(task)
 
 
-def _numpy_state(state_dict: dict[str, torch.Tensor]) -> dict[str, np.ndarray]:
-    """Return a state dict as numpy arrays (read zero-copy from Ray's object store)."""
-    return {k: v.detach().cpu().numpy().copy() for k, v in state_dict.items()}
+def _pool_init(setup: Callable[..., Any] | None, setup_args: Sequence[Any], torch_threads: int) -> None:
+    torch.set_num_threads(torch_threads)
+    _POOL_CONTEXT["context"] = None if setup is None else setup(*setup_args)
+    _POOL_CONTEXT["has_setup"] = setup is not None
 
 
-def _torch_state(state: dict[str, np.ndarray]) -> dict[str, torch.Tensor]:
-    return {k: torch.from_numpy(np.array(v)) for k, v in state.items()}
+def _pool_work(work: Callable[..., Any], task: Any) -> Any:
+    return _call(work, _POOL_CONTEXT["context"], task, _POOL_CONTEXT["has_setup"])
 
 
-def _rollout_setup(cfg_dict: dict[str, Any]) -> dict[str, Any]:
-    from training.config import TrainConfig
-    from training.selfplay import OpponentPool, build_model, make_engine
-
-    cfg = TrainConfig.model_validate(cfg_dict)
-    with torch.random.fork_rng(devices=[]):
-        model = build_model(cfg)
-    model.eval()
-    return {"cfg": cfg, "engine": make_engine(cfg), "model": model, "pool": OpponentPool(cfg), "snapshots": []}
+def _actor_setup() -> dict[str, Any]:
+    return {"token": None, "context": None}
 
 
-def _rollout_work(context: dict[str, Any], shared: dict[str, Any], seed: int) -> Any:
-    """Return one worker's rollout for ``seed`` with the shared weights and snapshot pool."""
-    from training.selfplay import collect_rollout
+def _actor_work(state: dict[str, Any], shared: tuple[Any, ...], chunk: Sequence[Any]) -> list[Any]:
+    token, work, setup, args_ref = shared
+    if state["token"] != token:  # a new call: build this worker's context once
+        import ray
 
-    model, pool = context["model"], context["pool"]
-    model.load_state_dict(_torch_state(shared["weights"]))
-    names = [name for name, _ in shared["snapshots"]]
-    if names != context["snapshots"]:  # the driver's pool changed: mirror it (snapshots are frozen, so names identify them)
-        pool.snapshots.clear()
-        pool._snapshot_agents.clear()
-        for name, state in shared["snapshots"]:
-            pool.add_snapshot(name, _torch_state(state))
-        context["snapshots"] = names
-    seeds = np.random.SeedSequence(seed).generate_state(2)
-    torch.manual_seed(int(seeds[1]))  # the policy's samples depend on the task alone, not on which worker ran it
-    with torch.no_grad():
-        return collect_rollout(context["engine"], model, pool, context["cfg"], np.random.default_rng(int(seeds[0])))
+        state["context"] = None if setup is None else setup(*ray.get(args_ref[0]))
+        state["token"] = token
+    return [_call(work, state["context"], task, setup is not None) for task in chunk]
 
 
-def merge_rollouts(parts: Sequence[Any]) -> Any:
-    """Return one rollout holding every part's decisions in order: arrays concatenated, counts summed, win rates averaged over the parts that saw each kind."""
-    first = parts[0]
-    merged = {}
-    for f in dataclasses.fields(first):
-        values = [getattr(p, f.name) for p in parts]
-        if values[0] is None:
-            merged[f.name] = None
-        elif isinstance(values[0], np.ndarray):
-            # Always a copy: a worker's arrays arrive read-only from Ray's object store, and the learner's batch must be its own.
-            merged[f.name] = np.concatenate(values)
-        elif isinstance(values[0], dict):
-            kinds = sorted({k for v in values for k in v})
-            merged[f.name] = {k: float(np.mean([v[k] for v in values if k in v])) for k in kinds}
-        else:
-            merged[f.name] = sum(values)
-    return type(first)(**merged)
+def chunk_size(tasks: int, num_workers: int) -> int:
+    """Tasks per chunk sent to a worker: at most 8, small enough that every worker has about four chunks."""
+    return max(1, min(8, math.ceil(tasks / (4 * num_workers))))
 
 
-@contextlib.contextmanager
-def _own_python_random() -> Any:
-    """Keep Ray's draws from python's global ``random`` (ids, retry jitter) out of the trainer's stream, which checkpoints save.
-
-    Without it, a resumed run (which starts Ray at another point of that stream) ended on another python random state.
-    """
-    state = random.getstate()
-    try:
-        yield
-    finally:
-        random.setstate(state)
+def _kill_on() -> tuple[int, int] | None:
+    value = os.environ.get(KILL_VARIABLE)
+    if not value:
+        return None
+    worker, sep, k = value.partition(":")
+    if not sep or not worker.strip().isdigit() or not k.strip().isdigit() or int(k) < 1:
+        raise ValueError(f"{KILL_VARIABLE} takes <worker>:<k> (worker 0-based, k >= 1: its k-th chunk), got {value!r}")
+    return int(worker), int(k)
 
 
-class RolloutCollector:
-    """PPO rollouts from ``num_workers`` engines of ``num_envs`` games each: the trainer's distributed path."""
+class Workers:
+    """Where :func:`ordered_map`'s tasks run, held open across calls (a context manager; :meth:`close` releases it).
 
-    def __init__(self, cfg: Any) -> None:
-        setup = functools.partial(_rollout_setup, cfg.model_dump())
+    ``backend`` ``local`` with ``num_workers`` 1: this process; ``local`` with more: a spawned
+    :func:`grinch_env.parallel.worker_pool` per call (its processes' start is a call's cost); ``ray``: ``num_workers``
+    actors, started by the first call with tasks (Ray too, at ``address``, unless this process already is connected)
+    and kept until :meth:`close`.  ``torch_threads``: torch's threads in each worker process (this process's own are left alone)."""
+
+    def __init__(self, backend: Backend = "local", num_workers: int = 1, address: str = "local", *, torch_threads: int = 1,
+                 max_retries: int = 3) -> None:
+        if backend not in ("local", "ray"):
+            raise ValueError(f"backend must be 'local' or 'ray', got {backend!r}")
+        if not isinstance(num_workers, int) or isinstance(num_workers, bool) or num_workers < 1:
+            raise ValueError(f"num_workers must be an int >= 1, got {num_workers!r}")
+        if backend == "ray" and not ray_available():
+            raise ValueError("backend is 'ray' but ray is not installed: pip install -e '.[ray]'")
+        self.backend, self.num_workers, self.address, self.torch_threads = backend, num_workers, address, torch_threads
+        self.max_retries, self.kill_on = max_retries, _kill_on() if backend == "ray" else None
+        self.collector: RayCollector | None = None  # the Ray actors, started by the first call that has tasks
+        self.closed = False
+
+    def _actors(self) -> RayCollector:
+        if self.closed:
+            raise RuntimeError("these workers are closed")
+        if self.collector is None:
+            init_ray(self.address, num_cpus=max(os.cpu_count() or 1, self.num_workers) if self.address == "local" else None)
+            self.collector = RayCollector(_actor_setup, _actor_work, self.num_workers, torch_threads=self.torch_threads,
+                                          max_retries=self.max_retries, kill_on=self.kill_on)
+        return self.collector
+
+    @property
+    def replacements(self) -> int:
+        """Ray actors that died and were replaced (their chunks run again), over this object's life."""
+        return 0 if self.collector is None else self.collector.replacements
+
+    def map(self, work: Callable[..., Any], tasks: Sequence[Any], setup: Callable[..., Any] | None = None,
+            setup_args: Sequence[Any] = ()) -> list[Any]:
+        """One result per task, in task order: ``work(setup(*setup_args), task)`` (``work(task)`` without ``setup``)."""
+        tasks = list(tasks)
+        if not tasks:
+            return []
+        if self.backend == "local" and self.num_workers == 1:
+            context = None if setup is None else setup(*setup_args)
+            return [_call(work, context, task, setup is not None) for task in tasks]
+        size = chunk_size(len(tasks), self.num_workers)
+        if self.backend == "local":
+            import functools
+
+            from grinch_env.parallel import worker_pool
+
+            with worker_pool(self.num_workers, _pool_init, (setup, tuple(setup_args), self.torch_threads)) as pool:
+                return pool.map(functools.partial(_pool_work, work), tasks, chunksize=size)
+        actors = self._actors()
         with _own_python_random():
-            self.collector = make_collector(cfg.distributed, setup, _rollout_work, cfg.torch_threads)
-
-    def collect(self, model: torch.nn.Module, pool: Any, rng: np.random.Generator) -> Any:
-        """Return one merged rollout; the task seeds are drawn from the trainer's ``rng`` (so resume stays exact)."""
-        seeds = [int(s) for s in rng.integers(2**63, size=self.collector.num_workers)]
-        shared = {"weights": _numpy_state(model.state_dict()), "snapshots": [(name, _numpy_state(sd)) for name, sd in pool.snapshots]}
-        with _own_python_random():
-            parts = self.collector.run(seeds, shared)
-        return merge_rollouts(parts)
+            args_ref = actors._ray.put(tuple(setup_args))
+        chunks = [tasks[i:i + size] for i in range(0, len(tasks), size)]
+        parts = actors.run(chunks, (next(_tokens), work, setup, [args_ref]))
+        return [result for part in parts for result in part]
 
     def close(self) -> None:
-        with _own_python_random():
+        """Release the Ray actors (Ray itself stays connected: a later call or run reuses it)."""
+        self.closed = True
+        if self.collector is not None:
             self.collector.close()
 
+    def __enter__(self) -> Workers:
+        return self
 
-def rollout_collector(cfg: Any) -> RolloutCollector | None:
-    """Return the distributed rollout collector for ``cfg``, or None for the default single-process path."""
-    if cfg.distributed.backend == "local":
-        return None
-    return RolloutCollector(cfg)
-
-
-# ------------------------------------------------------- distillation labels
-# A worker plays data games with the teacher (and the round's student) exactly as
-# training.distill's process pool does; one task is a chunk of game indices, the
-# shared payload the round and the student's weights.
-
-def _label_setup(cfg_dict: dict[str, Any], init_worker: Callable[..., None], play_game: Callable[[int], dict[str, np.ndarray]]) -> dict[str, Any]:
-    return {"cfg": cfg_dict, "key": None, "init": init_worker, "play": play_game}
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
-def _label_work(context: dict[str, Any], shared: tuple[int, bytes | None], indices: list[int]) -> list[dict[str, np.ndarray]]:
-    """Return the labelled decisions of the data games ``indices`` of round ``shared[0]`` (student weights ``shared[1]``)."""
-    if context["key"] != shared:  # a new round or student: rebuild the worker's teachers and student once
-        context["init"](context["cfg"], *shared)
-        context["key"] = shared
-    return [context["play"](i) for i in indices]
+def ordered_map(work: Callable[..., Any], tasks: Sequence[Any], *, backend: Backend = "local", num_workers: int = 1, address: str = "local",
+                setup: Callable[..., Any] | None = None, setup_args: Sequence[Any] = (), torch_threads: int = 1,
+                workers: Workers | None = None) -> list[Any]:
+    """Return ``[work(context, task) for task in tasks]`` (``work(task)`` without ``setup``), computed where ``backend``
+    and ``num_workers`` say, in task order; ``context`` is ``setup(*setup_args)``, built once in each worker.
+
+    ``work`` and ``setup`` must be picklable by reference (module-level functions) and every task and ``setup_args``
+    picklable.  ``workers``: an open :class:`Workers` to run on (``backend``, ``num_workers``, ``address`` and
+    ``torch_threads`` are then its own); else one is opened for this call and closed after it."""
+    if workers is not None:
+        return workers.map(work, tasks, setup, setup_args)
+    with Workers(backend, num_workers, address, torch_threads=torch_threads) as own:
+        return own.map(work, tasks, setup, setup_args)
 
 
-def collect_labels(cfg: Any, round_index: int, student_state: bytes | None, init_worker: Callable[..., None],
-                   play_game: Callable[[int], dict[str, np.ndarray]]) -> list[dict[str, np.ndarray]]:
-    """Return one distillation round's per-game data, played on Ray workers in game order (``training.distill.collect_round``'s Ray path).
-
-    ``init_worker(cfg_dict, round_index, student_state)`` and ``play_game(index)`` are distill's worker
-    functions, passed in (pickled by reference) so that this module does not import ``training.distill``.
-    """
-    with _own_python_random():
-        setup = functools.partial(_label_setup, cfg.model_dump(), init_worker, play_game)
-        collector = make_collector(cfg.distributed, setup, _label_work, cfg.torch_threads)
-        try:
-            games = list(range(cfg.games_per_round))
-            chunk = max(1, min(8, len(games) // (4 * collector.num_workers)))  # small enough to keep every worker busy to the end
-            chunks = [games[i:i + chunk] for i in range(0, len(games), chunk)]
-            return [game for part in collector.run(chunks, (round_index, student_state)) for game in part]
-        finally:
-            collector.close()
-
-
-__all__ = ["Collector", "LocalCollector", "RayCollector", "RolloutCollector", "collect_labels", "init_ray", "make_collector", "merge_rollouts", "ray_available",
-           "rollout_collector"]
+__all__ = ["KILL_VARIABLE", "Collector", "LocalCollector", "RayCollector", "Workers", "chunk_size", "init_ray", "ordered_map", "ray_available"]

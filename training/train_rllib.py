@@ -1,14 +1,23 @@
 """RLlib PPO self-play from a YAML config: ``python -m training.train_rllib --config configs/rllib_ppo.yaml`` (needs ``.[ray]``).
 
-Builds :func:`grinch_env.integrations.rllib.selfplay_config` (a masked PPO
-module ``main`` learning against itself, a ``frozen`` copy of itself and fixed
-baseline agents), trains ``iterations`` RLlib iterations, saves the algorithm
-to ``<run dir>/rllib_checkpoint/`` every ``checkpoint_every`` iterations and at
-the end (``--resume`` restores it and continues), logs every iteration to
-``<run dir>/rllib_log.jsonl``, and evaluates the checkpoint's ``main`` module
-against our agents with the project's own evaluator (``<run dir>/report/``).
-The checkpoint plays in tournaments like any agent:
-``python -m grinch_env.evaluation --agents checkpoints/rllib_ppo,greedy``.
+Usage::
+
+    python -m training.train_rllib --config configs/rllib_ppo.yaml                 # a fresh run, then its report
+    python -m training.train_rllib --config configs/rllib_ppo.yaml --set rllib.iterations=5 --set checkpoint.run_name=try
+    python -m training.train_rllib --config configs/rllib_ppo.yaml --resume        # restore the checkpoint, go on to rllib.iterations
+    python -m training.train_rllib --config configs/rllib_ppo.yaml --report        # only evaluate the saved checkpoint
+
+The config (:class:`RLlibConfig`) has the one trainer's shared keys (``game``, ``num_players``, ``seed``,
+``torch_threads``, ``checkpoint: {dir, run_name}``, ``eval: {final_opponents, final_games}``: :mod:`training.bridges`)
+and an ``rllib:`` section.  It builds :func:`grinch_env.integrations.rllib.selfplay_config` (a masked PPO module
+``main`` learning against itself, a ``frozen`` copy of itself and fixed baseline agents), trains
+``rllib.iterations`` RLlib iterations, saves the algorithm to ``<run dir>/rllib_checkpoint/`` every
+``rllib.checkpoint_every`` iterations and at the end (``--resume`` restores it and continues), logs every iteration
+to ``<run dir>/rllib_log.jsonl``, and evaluates the checkpoint's ``main`` module against ``eval.final_opponents``
+with the project's own evaluator (``<run dir>/report/``).  The checkpoint plays in tournaments like any agent:
+``python -m grinch_env.evaluation --agents checkpoints/rllib_ppo:trust=1,greedy``.
+
+Exit status: 0 done, 2 bad input (``error: ...`` says what is wrong).
 """
 
 from __future__ import annotations
@@ -17,40 +26,32 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, PositiveInt, field_validator
 
-from training.config import _Section, command_parser, run_command, write_config_yaml
+from training.bridges import BridgeConfig, Section, command_line, load_config, write_config
+from training.bridges import build_parser as bridge_parser
 
 CHECKPOINT = "rllib_checkpoint"
 LOG = "rllib_log.jsonl"
 
 
-class RLlibRayConfig(_Section):
+class RLlibRaySection(Section):
+    """The Ray instance RLlib runs on."""
+
     address: str = Field(default="local", min_length=1, description="local: start a private Ray instance; auto: join `ray start --head`; or an address")
     num_cpus: int | None = Field(default=None, ge=1, description="CPUs of a local Ray instance (null: all)")
     object_store_mb: int | None = Field(default=None, ge=64, description="object store of a local Ray instance in MiB (null: Ray's default)")
 
 
-class RLlibEvalConfig(_Section):
-    games: int = Field(default=200, ge=0, description="games per opponent in the final report (0: no report)")
-    opponents: list[str] = Field(default=["random", "greedy"], description="make_agent specs in the final report")
+class RLlibSection(Section):
+    """RLlib PPO self-play's knobs (:func:`grinch_env.integrations.rllib.selfplay_config`) and the Ray instance."""
 
-
-class RLlibConfig(_Section):
-    """``python -m training.train_rllib``: RLlib PPO self-play through the RLlib adapter."""
-
-    run_name: str = Field(default="rllib_ppo", min_length=1, description="run directory name under checkpoint_dir")
-    checkpoint_dir: str = Field(default="checkpoints", description="parent directory of run directories")
-    seed: int = Field(default=0, description="RLlib's seed and the matchups' seed")
-    game: str = Field(default="grinch", description="a game registered in grinch_env.integrations.rllib.GAMES")
-    num_players: int = Field(default=4, ge=2, description="table size (the game checks its own range)")
-    reward_mode: str = Field(default="margin", min_length=1, description="the game's reward_mode (grinch: win or margin; the env checks it)")
+    reward_mode: Literal["win", "margin"] = Field(default="margin", description="every seat's terminal reward")
     iterations: int = Field(default=50, ge=1, description="RLlib training iterations")
     checkpoint_every: int = Field(default=10, ge=1, description="save the algorithm every this many iterations")
-    hidden_sizes: list[int] = Field(default=[256, 256], description="MLP widths of the policy and value networks")
+    hidden_sizes: list[PositiveInt] = Field(default_factory=lambda: [256, 256], min_length=1, description="MLP widths of the policy and value networks")
     train_batch_size: int = Field(default=4000, ge=1, description="env steps per iteration (all seats' decisions)")
     minibatch_size: int = Field(default=512, ge=1, description="decisions per gradient step")
     num_epochs: int = Field(default=4, ge=1, description="passes over each batch")
@@ -60,9 +61,7 @@ class RLlibConfig(_Section):
                                              description="weight of games: main in every seat, against frozen, or a make_agent baseline")
     freeze_every: int = Field(default=5, ge=1, description="copy main into the frozen opponent every this many iterations")
     num_env_runners: int = Field(default=0, ge=0, description="RLlib EnvRunner actors (0: sample in the driver)")
-    torch_threads: int = Field(default=1, ge=1, description="torch intra-op threads of the driver")
-    ray: RLlibRayConfig = Field(default_factory=RLlibRayConfig, description="the Ray instance")
-    eval: RLlibEvalConfig = Field(default_factory=RLlibEvalConfig, description="final evaluation")
+    ray: RLlibRaySection = Field(default_factory=RLlibRaySection, description="the Ray instance")
 
     @field_validator("opponent_probs")
     @classmethod
@@ -72,17 +71,25 @@ class RLlibConfig(_Section):
         return v
 
 
+class RLlibConfig(BridgeConfig):
+    """``python -m training.train_rllib``: RLlib PPO self-play through the RLlib adapter."""
+
+    DEFAULT_RUN_NAME = "rllib_ppo"
+    rllib: RLlibSection = Field(default_factory=RLlibSection)
+
+
 def build_algorithm(cfg: RLlibConfig) -> Any:
     """Return the RLlib PPO algorithm for ``cfg`` (Ray started or joined first)."""
     from grinch_env.integrations.rllib import GAMES, selfplay_config
     from training.distributed import init_ray
 
+    r = cfg.rllib
     if cfg.game not in GAMES:
-        raise ValueError(f"game: unknown game {cfg.game!r}; registered games are {sorted(GAMES)}")
-    init_ray(cfg.ray.address, num_cpus=cfg.ray.num_cpus, object_store_mb=cfg.ray.object_store_mb)
+        raise ValueError(f"game: the RLlib adapter has no game {cfg.game!r}; registered games are {sorted(GAMES)}")
+    init_ray(r.ray.address, num_cpus=r.ray.num_cpus, object_store_mb=r.ray.object_store_mb)
     config = selfplay_config(
-        cfg.game, {"num_players": cfg.num_players, "reward_mode": cfg.reward_mode}, cfg.opponent_probs, tuple(cfg.hidden_sizes),
-        cfg.freeze_every, cfg.seed, cfg.num_env_runners, cfg.train_batch_size, cfg.minibatch_size, cfg.num_epochs, cfg.lr, cfg.entropy_coeff,
+        cfg.game, {"num_players": cfg.num_players, "reward_mode": r.reward_mode}, r.opponent_probs, tuple(r.hidden_sizes),
+        r.freeze_every, cfg.seed, r.num_env_runners, r.train_batch_size, r.minibatch_size, r.num_epochs, r.lr, r.entropy_coeff,
     )
     return config.build_algo()
 
@@ -96,21 +103,22 @@ def iteration_summary(result: dict[str, Any], seconds: float) -> dict[str, Any]:
             "seconds": round(seconds, 2)}
 
 
-def train(cfg: RLlibConfig, run_dir: Path, resume: bool = False, progress: bool = True) -> Any:
-    """Train ``cfg.iterations`` iterations (continuing a saved run with ``resume``); return the algorithm."""
+def train(cfg: RLlibConfig, resume: bool = False, progress: bool = True) -> Any:
+    """Train up to ``cfg.rllib.iterations`` iterations in ``cfg.run_dir`` (continuing its saved algorithm with ``resume``); return the algorithm."""
     import torch
 
+    run_dir, iterations = cfg.run_dir, cfg.rllib.iterations
+    if resume and not (run_dir / CHECKPOINT).is_dir():
+        raise FileNotFoundError(f"nothing to resume: {str(run_dir / CHECKPOINT)!r} does not exist (start the run without --resume)")
     torch.set_num_threads(cfg.torch_threads)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    write_config_yaml(cfg, run_dir)
     algo = build_algorithm(cfg)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    write_config(cfg, run_dir)
     if resume:
-        if not (run_dir / CHECKPOINT).is_dir():
-            raise FileNotFoundError(f"nothing to resume: {run_dir / CHECKPOINT} does not exist")
         algo.restore_from_path(str((run_dir / CHECKPOINT).resolve()))
-        print(f"resumed {run_dir / CHECKPOINT} at iteration {algo.iteration}/{cfg.iterations}")
+        print(f"resumed {run_dir / CHECKPOINT} at iteration {algo.iteration}/{iterations}")
     with (run_dir / LOG).open("a") as log:
-        while algo.iteration < cfg.iterations:
+        while algo.iteration < iterations:
             t0 = time.perf_counter()
             result = algo.train()
             entry = iteration_summary(result, time.perf_counter() - t0)
@@ -118,38 +126,64 @@ def train(cfg: RLlibConfig, run_dir: Path, resume: bool = False, progress: bool 
             log.flush()
             if progress:
                 print(f"iteration {entry['iteration']}: {entry['env_steps']} env steps, main return {entry['main_return_mean']}, {entry['seconds']} s", flush=True)
-            if algo.iteration % cfg.checkpoint_every == 0 or algo.iteration == cfg.iterations:
+            if algo.iteration % cfg.rllib.checkpoint_every == 0 or algo.iteration == iterations:
                 algo.save_to_path(str((run_dir / CHECKPOINT).resolve()))
     return algo
 
 
-def report(cfg: RLlibConfig, run_dir: Path) -> str:
-    """Evaluate the saved ``main`` module (one seat) against ``eval.opponents`` with the project's evaluator; return the text."""
+def report(cfg: RLlibConfig) -> str:
+    """Evaluate the saved ``main`` module (one seat) against ``eval.final_opponents`` with the project's evaluator; write
+    ``<run dir>/report/`` and return the text."""
     from grinch_env.evaluation.versus import write_final_report
     from grinch_env.integrations.rllib import RLlibAgent
 
-    agent = RLlibAgent(run_dir / CHECKPOINT, name=f"{cfg.run_name}/main")
-    return write_final_report(run_dir, agent, cfg.eval.opponents, [cfg.num_players], cfg.eval.games, seed=10_000 + cfg.seed)
+    agent = RLlibAgent(cfg.run_dir / CHECKPOINT, name=f"{cfg.run_name}/main")
+    return write_final_report(cfg.run_dir, agent, list(cfg.eval.final_opponents), [cfg.num_players], cfg.eval.final_games,
+                              seed=10_000 + cfg.seed, game=cfg.game, checkpoint_name=CHECKPOINT)
+
+
+def _check(cfg: RLlibConfig, resume: bool, only_report: bool) -> None:
+    saved = cfg.run_dir / CHECKPOINT
+    if resume and only_report:
+        raise ValueError("--resume trains and --report only evaluates: give one of them")
+    if only_report and not saved.is_dir():
+        raise ValueError(f"nothing to report: {str(saved)!r} does not exist (train the run first, without --report)")
+    if only_report and not cfg.eval.final_games:
+        raise ValueError("--report with eval.final_games: 0 plays no games; give --set eval.final_games=N")
+    if not resume and not only_report and saved.exists():
+        raise ValueError(f"{saved} exists: go on with --resume, or pick another run name (--set checkpoint.run_name=NAME)")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = command_parser("grinch-train-rllib", "RLlib PPO self-play (masked) through the RLlib adapter.", "configs/rllib_ppo.yaml")
-    parser.add_argument("--resume", action="store_true", help="restore <run dir>/rllib_checkpoint and continue to `iterations`")
-    return parser
-
-
-def _command(cfg: RLlibConfig, run_dir: Path, args: argparse.Namespace) -> None:
-    if not args.report_only:
-        algo = train(cfg, run_dir, resume=args.resume, progress=not args.no_progress)
-        algo.stop()
-        print(f"saved {run_dir / CHECKPOINT} after {cfg.iterations} iterations")
-    if args.report_only or (not args.no_report and cfg.eval.games):
-        print(report(cfg, run_dir))
+    return bridge_parser(
+        "python -m training.train_rllib", "RLlib PPO self-play (masked) through the RLlib adapter.", "configs/rllib_ppo.yaml",
+        resume="restore <run dir>/rllib_checkpoint and continue to rllib.iterations",
+        report="train nothing: evaluate the run's rllib_checkpoint against eval.final_opponents and write <run dir>/report/")
 
 
 def main(argv: list[str] | None = None) -> int:
-    return run_command(build_parser(), argv, RLlibConfig, _command)
+    args = build_parser().parse_args(argv)
+    try:
+        cfg = load_config(RLlibConfig, args.config, args.set)
+        _check(cfg, args.resume, args.report)
+        if not args.report:
+            algo = train(cfg, resume=args.resume, progress=not args.quiet)
+            algo.stop()
+            print(f"saved {cfg.run_dir / CHECKPOINT} after {cfg.rllib.iterations} iterations")
+        if cfg.eval.final_games:
+            print(report(cfg))
+    except (ValueError, FileNotFoundError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"resume with: {command_line('training.train_rllib', args)} --resume", file=sys.stderr)
+        return 130
+    return 0
 
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+__all__ = ["CHECKPOINT", "LOG", "RLlibConfig", "RLlibRaySection", "RLlibSection", "build_algorithm", "build_parser", "iteration_summary",
+           "main", "report", "train"]

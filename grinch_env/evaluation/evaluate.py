@@ -374,7 +374,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--game", default=DEFAULT_GAME, choices=sorted(GAMES), help=f"the game (default {DEFAULT_GAME})")
     parser.add_argument("--agents", default="", help="comma-separated line-up, one entry per seat (seats rotate over the games), each an agent name with "
                         "options (grinch: random, greedy, expectimax[:samples=N], search[:playouts=N]; gnoming: random, greedy, "
-                        "search[:samples=N]) or a checkpoint path; give one n times to fill n seats")
+                        "search[:samples=N]), champion (the game's shipped learned agent) or a checkpoint path; give one n times to fill n seats")
     parser.add_argument("--league", default=None, help="directory whose checkpoints join the agents (a league run)")
     parser.add_argument("--players", type=int, default=None,
                         help="table size (grinch 2..6, gnoming 3..7; default 4)")

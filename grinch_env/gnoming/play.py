@@ -191,7 +191,7 @@ def play(num_players: int, opponents: Sequence[str], seed: int | None, seat: int
 def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
     """Run the terminal game; return the exit status (argument errors exit through ``argparse``)."""
     return run_cli("gnoming", play, argv, stdin, stdout, opponents="search",
-                   opponents_help="comma-separated agent specs (random, greedy, search) or checkpoint paths, from your left",
+                   opponents_help="comma-separated agent specs (random, greedy, search, champion: the shipped learned agent) or checkpoint paths, from your left",
                    seat_help="your seat (default 0, the first player)")
 
 

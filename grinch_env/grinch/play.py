@@ -164,7 +164,7 @@ def play(num_players: int, opponents: Sequence[str], seed: int | None, seat: int
 def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
     """Run the terminal game; return the exit status (argument errors exit through ``argparse``)."""
     return run_cli("grinch", play, argv, stdin, stdout, opponents="expectimax",
-                   opponents_help="comma-separated agent names or checkpoint paths, from your left", seat_help="your seat (default 0, the first Grinch)")
+                   opponents_help="comma-separated agent names (random, greedy, expectimax, search, champion: the shipped learned agent) or checkpoint paths, from your left", seat_help="your seat (default 0, the first Grinch)")
 
 
 if __name__ == "__main__":

@@ -11,13 +11,14 @@ import importlib
 from types import ModuleType
 from typing import Any
 
-from grinch_env.agents import split_specs
+from grinch_env.agents import champion_dir, split_specs
 from grinch_env.evaluation.logs import list_logs
 from grinch_env.evaluation.tournament import build_agent
 from grinch_env.games import DEFAULT_GAME, GAMES, GameSpec, get_game
 from grinch_env.grinch.cards import card_name
 
-__all__ = ["DEFAULT_GAME", "GAMES", "GameSpec", "build_agent", "card_name", "draw_table", "get_game", "list_logs", "play_module", "split_specs"]
+__all__ = ["DEFAULT_GAME", "GAMES", "GameSpec", "build_agent", "card_name", "champion_dir", "draw_table", "get_game", "list_logs", "play_module",
+           "split_specs"]
 
 
 def play_module(spec: GameSpec) -> ModuleType:

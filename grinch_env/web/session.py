@@ -23,7 +23,18 @@ from typing import Any
 
 import numpy as np
 
-from grinch_env.web._imports import DEFAULT_GAME, GAMES, GameSpec, build_agent, card_name, draw_table, get_game, play_module, split_specs
+from grinch_env.web._imports import (
+    DEFAULT_GAME,
+    GAMES,
+    GameSpec,
+    build_agent,
+    card_name,
+    champion_dir,
+    draw_table,
+    get_game,
+    play_module,
+    split_specs,
+)
 
 MODES = ("watch", "play", "replay")
 HISTORY_SHOWN = 60
@@ -76,7 +87,7 @@ def _int(name: str, value: Any, low: int | None = None, high: int | None = None,
 def _specs(text: Any, what: str) -> list[str]:
     specs = split_specs(text) if isinstance(text, str) else [str(s) for s in text or []]
     if not specs:
-        raise ValueError(f"give at least one agent for {what}: random, greedy, a game's search agent or a checkpoint path, comma-separated")
+        raise ValueError(f"give at least one agent for {what}: random, greedy, a game's search agent, champion or a checkpoint path, comma-separated")
     return specs
 
 
@@ -398,10 +409,10 @@ def _log_entries(log: Any) -> list[tuple[str, int]]:
 
 
 def catalogue() -> dict[str, Any]:
-    """Return the games the page offers: titles, table sizes, built-in agents and game options."""
+    """Return the games the page offers: titles, table sizes, built-in agents, whether a shipped ``champion`` is installed, and game options."""
     games = {}
     for name, spec in GAMES.items():
         games[name] = {"title": spec.title, "min_players": spec.min_players, "max_players": spec.max_players,
                        "default_players": spec.default_players, "agents": sorted(spec.agent_classes()),
-                       "highest_total_wins": spec.highest_total_wins}
+                       "champion": champion_dir(name) is not None, "highest_total_wins": spec.highest_total_wins}
     return games

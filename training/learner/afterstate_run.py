@@ -46,11 +46,11 @@ then carry the seats at the table, Gnoming's always do), and the curve and the r
 
 from __future__ import annotations
 
-import argparse
+import contextlib
 import json
 import os
-import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -63,7 +63,7 @@ from grinch_env.games import get_game
 from grinch_env.grinch import encoding as enc
 from grinch_env.grinch.game import DRAW_PILE_ACTION, SCORE_BASE
 from grinch_env.grinch.scoring import NUM_ROWS
-from grinch_env.parallel import worker_pool
+from training.distributed import Workers, ordered_map
 from training.learner import afterstate_distill, gnoming_afterstate
 from training.learner.afterstate import (
     DENY_FEATURES_VERSION,
@@ -85,8 +85,7 @@ from training.learner.afterstate import (
     softmax_pick,
 )
 from training.learner.config import check_table_sizes, table_sizes
-from training.learner.expert import _cpu_seconds  # CPU seconds of this process and its finished workers
-from training.learner.formats import AFTERSTATE_FORMAT, LATEST, read_run_file
+from training.learner.formats import AFTERSTATE_FORMAT, LATEST, cpu_seconds, read_run_file
 
 
 class _Section(BaseModel):
@@ -142,7 +141,13 @@ class AfterstateConfig(_Section):
     deny_fit: FitSection = Field(default_factory=lambda: FitSection(width=64, steps=1000))  # a noisy target: longer fits overfit it
     distill: DistillSection | None = Field(None, description="the Grinch's: after the last fit, its look-ahead distilled into V, "
                                            "written as one more fitted generation (training.learner.afterstate_distill)")
-    workers: int = Field(1, ge=1, description="processes that play a generation's games (the records do not depend on it)")
+    workers: int = Field(1, ge=1, description="workers that play a generation's games and the distill stage's (1 with backend "
+                         "local: this process); the records do not depend on it")
+    backend: Literal["local", "ray"] = Field("local", description="where the workers run: local processes (training.distributed."
+                                             "ordered_map), or Ray actors (a killed one is replaced and its games played again); "
+                                             "the records do not depend on it")
+    address: str = Field("local", description="backend ray: local (a private Ray instance on this machine), auto (the cluster "
+                         "`ray start --head` started) or a cluster's address (host:6379, ray://host:10001)")
     eval_games: int = Field(200, ge=0, description="games against eval_opponent after each fit (0: none)")
     eval_opponent: str = "greedy"
     eval_play: Literal[PLAYS] = Field("value", description="the agent's play option in the curve's games")
@@ -280,27 +285,29 @@ def play_game(explorer: Explorer, num_players: int, seed: int) -> dict[str, np.n
             "deny_y": np.array([t[r + 1, g] - t[r, g] for r, g in deny_rec], np.float32)}
 
 
-_PLAYER: dict[str, Any] = {}
+# A generation's games and the distill stage's, as training.distributed.ordered_map runs them (in this process, on local
+# worker processes or on Ray actors): the setup builds a worker's explorer once, each task is one game (its table size
+# and seed).
 
 
 def _init_player(fitted: dict[str, Any] | None, temperature: float, play_draws: str, draw_samples: int, game: str = "grinch",
-                 table: bool = False) -> None:
-    torch.set_num_threads(1)
-    _PLAYER["explorer"], _PLAYER["play"] = explorer_of(fitted, temperature, play_draws, draw_samples, game, table), _play_of(game)
+                 table: bool = False) -> dict[str, Any]:
+    return {"explorer": explorer_of(fitted, temperature, play_draws, draw_samples, game, table), "play": _play_of(game)}
 
 
-def _worker_play(num_players: int, seed: int) -> dict[str, np.ndarray]:
-    return _PLAYER["play"](_PLAYER["explorer"], num_players, seed)
+def _worker_play(player: dict[str, Any], job: tuple[int, int]) -> dict[str, np.ndarray]:
+    num_players, seed = job
+    return player["play"](player["explorer"], num_players, seed)
 
 
-def _init_distiller(fitted: dict[str, Any], temperature: float, play_draws: str, draw_samples: int, table: bool) -> None:
-    torch.set_num_threads(1)
-    _PLAYER["explorer"], _PLAYER["look"] = explorer_of(fitted, temperature, play_draws, draw_samples, table=table), afterstate_distill.look_of(fitted)
-    _PLAYER["table"] = table
+def _init_distiller(fitted: dict[str, Any], temperature: float, play_draws: str, draw_samples: int, table: bool) -> dict[str, Any]:
+    return {"explorer": explorer_of(fitted, temperature, play_draws, draw_samples, table=table), "look": afterstate_distill.look_of(fitted),
+            "table": table}
 
 
-def _worker_distill(num_players: int, seed: int) -> dict[str, np.ndarray]:
-    return afterstate_distill.play_game(_PLAYER["explorer"], _PLAYER["look"], num_players, seed, _PLAYER["table"])
+def _worker_distill(player: dict[str, Any], job: tuple[int, int]) -> dict[str, np.ndarray]:
+    num_players, seed = job
+    return afterstate_distill.play_game(player["explorer"], player["look"], num_players, seed, player["table"])
 
 
 def _play_of(game: str) -> Any:
@@ -429,6 +436,8 @@ class AfterstateRun:
         self.seconds = 0.0  # CPU seconds of play and fits, every process's
         self.wall_seconds = 0.0
         self.log: list[dict[str, Any]] = []
+        self.workers: Workers | None = None  # while train() runs: its workers (Ray actors kept across generations)
+        self.worker_replacements = 0  # Ray workers that died and were replaced in this process (their games played again)
 
     @property
     def generation(self) -> int:
@@ -452,7 +461,7 @@ class AfterstateRun:
     @classmethod
     def load(cls, path: str | Path, overrides: list[str] | None = None) -> AfterstateRun:
         """The run saved at ``path`` (a run directory or its ``latest.pt``); ``overrides`` may change keys that do not alter
-        the fitted generations (``generations``, ``workers``, the evaluation's).  The run goes on where it was loaded from,
+        the fitted generations (``generations``, ``workers``, ``backend``, ``address``, the evaluation's).  The run goes on where it was loaded from,
         a copied directory included (its ``run_name`` becomes the directory's name); ``--set run_name=NEW`` branches it
         into a sibling directory ``NEW``."""
         ckpt, file = read_run_file(path, AFTERSTATE_FORMAT, f"give an afterstate run directory or its {LATEST}", "an afterstate checkpoint")
@@ -492,6 +501,29 @@ class AfterstateRun:
                              f"stage distils the last of generations' fits; set generations={self.generation} to distil the last one")
 
     # ------------------------------------------------------------ one generation
+    @contextlib.contextmanager
+    def open_workers(self) -> Iterator[Workers]:
+        """Hold the config's workers (``backend``, ``workers``, ``address``) open for the games played meanwhile."""
+        cfg = self.cfg
+        with Workers(cfg.backend, cfg.workers, cfg.address) as workers:
+            self.workers = workers
+            try:
+                yield workers
+            finally:
+                self.worker_replacements += workers.replacements
+                self.workers = None
+
+    def play(self, work: Any, jobs: list[tuple[int, int]], setup: Any, setup_args: tuple[Any, ...]) -> list[dict[str, np.ndarray]]:
+        """The games ``jobs`` (table size, seed), in order, played where the config says (on :meth:`open_workers`' workers
+        while they are open); each worker builds ``setup(*setup_args)`` once."""
+        if self.workers is not None:
+            return ordered_map(work, jobs, setup=setup, setup_args=setup_args, workers=self.workers)
+        cfg = self.cfg
+        with Workers(cfg.backend, cfg.workers, cfg.address) as workers:
+            games = ordered_map(work, jobs, setup=setup, setup_args=setup_args, workers=workers)
+            self.worker_replacements += workers.replacements
+        return games
+
     def data_path(self, generation: int) -> Path:
         return self.cfg.run_dir / "data" / f"gen{generation}.npz"
 
@@ -506,12 +538,8 @@ class AfterstateRun:
             return cached
         fitted = None if generation == 0 else self.fitted[generation - 1]
         table = cfg.multi and cfg.game == "grinch"
-        if cfg.workers == 1:
-            explorer, play = explorer_of(fitted, cfg.temperature, cfg.play_draws, cfg.draw_samples, cfg.game, table), _play_of(cfg.game)
-            games = [play(explorer, cfg.size_of(i), s) for i, s in enumerate(seeds)]
-        else:
-            with worker_pool(cfg.workers, _init_player, (fitted, cfg.temperature, cfg.play_draws, cfg.draw_samples, cfg.game, table)) as pool:
-                games = pool.starmap(_worker_play, [(cfg.size_of(i), s) for i, s in enumerate(seeds)], chunksize=8)
+        games = self.play(_worker_play, [(cfg.size_of(i), s) for i, s in enumerate(seeds)], _init_player,
+                          (fitted, cfg.temperature, cfg.play_draws, cfg.draw_samples, cfg.game, table))
         data = {k: np.concatenate([g[k] for g in games]) for k in games[0]}
         data["games"] = np.array([len(g["round"]) for g in games], np.int64)  # records per game
         data["seeds"] = np.array(seeds, np.int64)
@@ -539,12 +567,7 @@ class AfterstateRun:
             return cached
         fitted, table = self.fitted[cfg.generations - 1], cfg.multi
         jobs = [(cfg.size_of(i), s) for i, s in enumerate(seeds)]
-        if cfg.workers == 1:
-            explorer, look = explorer_of(fitted, cfg.temperature, cfg.play_draws, cfg.draw_samples, table=table), afterstate_distill.look_of(fitted)
-            games = [afterstate_distill.play_game(explorer, look, n, s, table) for n, s in jobs]
-        else:
-            with worker_pool(cfg.workers, _init_distiller, (fitted, cfg.temperature, cfg.play_draws, cfg.draw_samples, table)) as pool:
-                games = pool.starmap(_worker_distill, jobs, chunksize=8)
+        games = self.play(_worker_distill, jobs, _init_distiller, (fitted, cfg.temperature, cfg.play_draws, cfg.draw_samples, table))
         data = {**afterstate_distill.merge(games), "seeds": np.array(seeds, np.int64)}
         write_cache(path, data)
         return data
@@ -554,14 +577,14 @@ class AfterstateRun:
         with its ``W`` and ``G`` written as one more fitted generation; return the log row."""
         cfg = self.cfg
         g = self.generation
-        start, wall = _cpu_seconds(), time.perf_counter()
+        start, wall = cpu_seconds(), time.perf_counter()
         look = self.distill_records()
         last = self.fitted[g - 1]
         base, later = Value.from_state(last["value"]), LaterValue(Value.from_state(last["later"]))
         mc = self.records(g - 1)  # the records the last fit read last: the Monte Carlo targets it keeps to
         tuned, stats = afterstate_distill.distill(base, mc["x"], value_target(mc, later, table_of(mc, cfg.multi)), look, cfg.distill, seed=cfg.seed)
         self.fitted.append({**last, "value": tuned.state(), "distilled": {**cfg.distill.model_dump(), "from_generation": g - 1}})
-        self.seconds += _cpu_seconds() - start
+        self.seconds += cpu_seconds() - start
         self.wall_seconds += time.perf_counter() - wall
         row: dict[str, Any] = {"generation": g, "distilled": True, "cpu_seconds": round(self.seconds, 2), "wall_seconds": round(self.wall_seconds, 2),
                                "games": cfg.distill.games, "records": int(len(look["y"])), "decisions": int(len(look["kind"])),
@@ -577,7 +600,7 @@ class AfterstateRun:
         g = self.generation
         if cfg.distill is not None and g == cfg.generations:
             return self.distill_step()
-        start, wall = _cpu_seconds(), time.perf_counter()
+        start, wall = cpu_seconds(), time.perf_counter()
         data = self.records(g)
         pool = [self.records(k) for k in range(max(0, g - cfg.replay_generations + 1), g)] + [data]
         keys = ("x", "round", "own", "used_after", "rounds_after") if cfg.game == "grinch" else ("x", "round")
@@ -586,7 +609,7 @@ class AfterstateRun:
             merged.update(deny_x=data["deny_x"], deny_y=data["deny_y"])
         fitted, stats = fit_generation(merged, cfg, g)
         self.fitted.append(fitted)
-        self.seconds += _cpu_seconds() - start
+        self.seconds += cpu_seconds() - start
         self.wall_seconds += time.perf_counter() - wall
         row: dict[str, Any] = {"generation": g, "cpu_seconds": round(self.seconds, 2), "wall_seconds": round(self.wall_seconds, 2),
                                "games": int(len(data["games"])), "records": int(len(data["round"])), "fit_records": int(len(merged["round"])),
@@ -661,16 +684,16 @@ def train(run: AfterstateRun, generations: int | None = None, quiet: bool = Fals
     torch.set_num_threads(run.cfg.torch_threads)
     stop = run.cfg.stages if generations is None else min(run.cfg.stages, run.generation + generations)
     run.cfg.run_dir.mkdir(parents=True, exist_ok=True)
-    (run.cfg.run_dir / "config.yaml").write_text(yaml.safe_dump(run.cfg.model_dump(), sort_keys=False))  # the resolved config, to read
     if not run.log and run.cfg.eval_games:  # the curve's first point: the uniformly random policy generation 0 plays
         run.log.append({"generation": -1, "cpu_seconds": 0.0, "wall_seconds": 0.0, **run.evaluate("random")})
         run.save()
-    while run.generation < stop:
-        row = run.step()
-        run.save()
-        run.write_curve()
-        if not quiet:
-            print(" ".join(f"{k} {v}" for k, v in row.items()), flush=True)
+    with run.open_workers():  # Ray actors, if any, serve every generation of this call
+        while run.generation < stop:
+            row = run.step()
+            run.save()
+            run.write_curve()
+            if not quiet:
+                print(" ".join(f"{k} {v}" for k, v in row.items()), flush=True)
     return run
 
 
@@ -699,47 +722,5 @@ def final_report(run: AfterstateRun, games: int, seed: int = 4242, processes: in
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m training.learner.afterstate_run", description=__doc__.split("\n\n")[0])
-    p.add_argument("--config", help="a configs/learner_grinch_afterstate_value*.yaml file (a fresh run)")
-    p.add_argument("--resume", metavar="RUN_DIR", help="continue the run saved in RUN_DIR exactly")
-    p.add_argument("--report", metavar="RUN_DIR", help="only evaluate the run saved in RUN_DIR and write RUN_DIR/report/")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a config key (dotted)")
-    p.add_argument("--generations", type=int, help="run at most this many generations in this piece")
-    p.add_argument("--final-games", type=int, help="games per opponent in the report (default: final_games)")
-    p.add_argument("--processes", type=int, default=1, help="processes that play the report's games")
-    args = p.parse_args(argv)
-    if sum(map(bool, (args.config, args.resume, args.report))) != 1:
-        print("error: give exactly one of --config (a fresh run), --resume RUN_DIR or --report RUN_DIR", file=sys.stderr)
-        return 2
-    try:
-        if args.config:
-            cfg = load_config(args.config, args.set)
-            if (cfg.run_dir / LATEST).exists():
-                print(f"error: {cfg.run_dir / LATEST} exists: resume it with --resume {cfg.run_dir}, or pick another run_name", file=sys.stderr)
-                return 2
-            run = AfterstateRun(cfg)
-        else:
-            run = AfterstateRun.load(args.resume or args.report, args.set)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    games = run.cfg.final_games if args.final_games is None else args.final_games
-    if args.report:
-        if not run.fitted:
-            print(f"error: {args.report} holds no fitted generation yet: train it on with --resume", file=sys.stderr)
-            return 2
-        final_report(run, games, processes=args.processes)
-        return 0
-    train(run, args.generations)
-    if run.generation >= run.cfg.stages and games:
-        final_report(run, games, processes=args.processes)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
-
-
 __all__ = ["RECORD_KEYS", "AfterstateConfig", "AfterstateRun", "Explorer", "explorer_of", "features_version", "fit_generation", "fit_value", "game_seeds", "read_cache", "table_of", "value_target", "write_cache",
-           "load_config", "main", "play_game", "record_keys", "train"]
+           "load_config", "play_game", "record_keys", "train"]

@@ -2,13 +2,14 @@
 
 ``load_config(path, overrides)`` returns a :class:`LearnerConfig`; the
 resolved config is stored in every checkpoint, so ``--resume`` needs only the
-run directory.
+run directory (:meth:`LearnerConfig.from_stored` reads a stored one, the retired
+options of older checkpoints dropped).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -71,7 +72,7 @@ class NetConfig(_Section):
 
 
 class PPOSection(_Section):
-    """Clipped PPO with GAE over each seat's own decisions (``training.ppo.seat_gae``)."""
+    """Clipped PPO with GAE over each seat's own decisions (``training.learner.rollout.seat_gae``)."""
 
     gamma: float = Field(1.0, ge=0, le=1)
     gae_lambda: float = Field(0.95, ge=0, le=1)
@@ -95,32 +96,9 @@ class PPOSection(_Section):
     oracle_rows: bool = Field(False, description="with oracle_critic: the critic's seat tokens also carry every hand's row values "
                               "(the rows the seat can still write), bonus and best open row's points, the rules-level values its own "
                               "hand has on the global token and the action tokens")
-    vine_pairs: int = Field(0, ge=0, description="Grinch, pad credit: up to this many draws at a time (where the pile and a "
-                            "seen top are both legal) are branched on a side engine, the taken draw against another legal one, "
-                            "both played to the round's end by the network's most likely moves (in a game against one of "
-                            "`opponents`, the other seats by a copy of that agent) with the same chance (TRPO's vine with common "
-                            "random numbers); 0: off")
-    vine_coef: float = Field(1.0, ge=0, description="weight of the vine pairs' term (training.learner.algos.vine_loss), scaled as "
-                             "the normalised advantages")
-    vine_form: Literal["logistic", "pg"] = Field("logistic", description="the vine term: 'logistic', |d| softplus(-sign(d) g); 'pg', "
-                                                 "-d (sigmoid(g) - 1/2); g = logit(other) - logit(taken), d the pair's margin difference")
     round_baseline: bool = Field(False, description="pad credit (Grinch): a decision before the seat's score decision gets its "
                                  "advantage from GAE over the round value, ending at that score decision (later rounds' chance "
                                  "never reaches it); score decisions keep the whole game's; needs round_coef > 0")
-
-
-class DMCSection(_Section):
-    """Deep Monte-Carlo (DouZero): Q(s, a) regressed on the seat's final return, epsilon-greedy play."""
-
-    epsilon_start: float = Field(0.2, ge=0, le=1, description="exploration at the first iteration")
-    epsilon_end: float = Field(0.02, ge=0, le=1, description="exploration after epsilon_decay_samples")
-    epsilon_decay_samples: int = Field(300_000, ge=1)
-    update_epochs: int = Field(1, ge=1)
-    round_target: bool = Field(False, description="pad credit (Grinch): Q of every decision but the score decisions regresses the "
-                               "margin its seat's round will still bank (later rounds' chance never reaches it); a score "
-                               "decision's Q keeps the whole game's margin still to come")
-    td_lambda: float = Field(1.0, ge=0, le=1, description="Q's target: the seat's lambda-return over the Q of its next taken "
-                             "actions (SARSA(lambda), as TD-Gammon's TD(lambda)); 1 is Deep Monte-Carlo's return")
 
 
 class EvalSection(_Section):
@@ -134,11 +112,10 @@ class EvalSection(_Section):
 
 
 class LearnerConfig(_Section):
-    """One learner run: game, table size, algorithm family, budget and knobs."""
+    """One run of the token network's self-play PPO: game, table sizes, budget, knobs and where its games are played."""
 
     game: Literal["grinch", "gnoming"] = "gnoming"
     num_players: int | list[int] = Field(3, description="table size, or a list of sizes mixed evenly over the games of every iteration (one network plays them all)")
-    algo: Literal["ppo", "dmc"] = "ppo"
     run_name: str = "learner"
     checkpoint_dir: str = "checkpoints"
     seed: int = 0
@@ -149,9 +126,19 @@ class LearnerConfig(_Section):
                               "(own total - pad_others x mean of the others) / 100; 1 is the margin reward, 0 each seat's own points")
     branch_from: str | None = Field(None, description="a fresh run (--config) starts from this learner run's state (a run directory or "
                                     "its latest.pt: weights, optimizer, counters, random streams and curve) under this config; "
-                                    "its CPU time counts against max_seconds.  Same game, algo and net")
-    num_envs: int = Field(32, ge=1, description="games per iteration (each plays exactly one game)")
-    max_seconds: float = Field(900.0, gt=0, description="training CPU-time budget of this run, over all pieces (rollouts and updates)")
+                                    "its CPU time counts against max_seconds.  Same game and net")
+    num_envs: int = Field(32, ge=1, description="games per iteration (each plays exactly one game), split evenly over the shards")
+    shards: int = Field(1, ge=1, description="the iteration's games are played in this many shards, each on its own engine with its "
+                        "own seeds drawn from the run's stream: the weights depend on it (not on workers or backend), so a resumed "
+                        "run keeps it; num_envs must be a multiple of shards x the number of table sizes")
+    workers: int = Field(1, ge=1, description="processes (backend local; 1: this process) or Ray actors that play the shards; "
+                         "may change on resume")
+    backend: Literal["local", "ray"] = Field("local", description="where the shards are played: local processes or Ray actors "
+                                             "(training.distributed); may change on resume")
+    address: str = Field("local", description="ray: 'local' starts a private Ray instance, 'auto' or host:port joins a cluster; "
+                         "may change on resume")
+    max_seconds: float = Field(900.0, gt=0, description="training CPU-time budget of this run, over all pieces (rollouts, wherever "
+                               "played, and updates)")
     max_samples: int | None = Field(None, ge=1, description="stop after this many learner samples (None: time only)")
     learning_rate: float = Field(3e-4, gt=0)
     learning_rate_final: float | None = Field(None, gt=0, description="anneal the learning rate linearly from learning_rate to this "
@@ -162,47 +149,58 @@ class LearnerConfig(_Section):
     save_every_seconds: float = Field(120.0, gt=0)
     torch_threads: int = Field(1, ge=1)
     opponents: dict[str, float] = Field(default_factory=dict, description="agent spec -> share of each table size's games per iteration "
-                                        "in which the learner plays one seat (drawn per game) against that agent in every other seat; "
-                                        "only the learner's decisions are learned from; the rest of the games are self-play")
+                                        "(in every shard) in which the learner plays one seat (drawn per game) against that agent in "
+                                        "every other seat; only the learner's decisions are learned from; the rest of the games are self-play")
     net: NetConfig = Field(default_factory=NetConfig)
     ppo: PPOSection = Field(default_factory=PPOSection)
-    dmc: DMCSection = Field(default_factory=DMCSection)
     eval: EvalSection = Field(default_factory=EvalSection)
+
+    # the keys of retired options that older checkpoints store: dropped when a stored config is read (from_stored)
+    RETIRED: ClassVar[dict[str, tuple[str, ...]]] = {"": ("algo", "dmc"), "ppo": ("vine_pairs", "vine_coef", "vine_form")}
+
+    @classmethod
+    def stored_data(cls, data: dict[str, Any]) -> dict[str, Any]:
+        """A checkpoint's stored config ``data`` without the keys of retired options (Deep Monte-Carlo's ``algo: dmc`` and
+        ``dmc:`` section, PPO's vine pairs), ready to validate; ``ValueError`` for a Deep Monte-Carlo run, whose network
+        learned Q-values only (its policy head is untrained)."""
+        if data.get("algo", "ppo") != "ppo":
+            raise ValueError(f"the stored config is of a run with algo={data['algo']!r} (Deep Monte-Carlo), a retired family: its network "
+                             "learned Q-values, which nothing reads any more; only PPO runs load")
+        out = {k: v for k, v in data.items() if k not in cls.RETIRED[""]}
+        for section, keys in cls.RETIRED.items():
+            if section and isinstance(out.get(section), dict):
+                out[section] = {k: v for k, v in out[section].items() if k not in keys}
+        return out
+
+    @classmethod
+    def from_stored(cls, data: dict[str, Any]) -> LearnerConfig:
+        """The config a checkpoint stored (:meth:`stored_data`: retired keys dropped), validated."""
+        return cls.model_validate(cls.stored_data(data))
 
     @model_validator(mode="after")
     def _fits_the_game(self) -> LearnerConfig:
         spec = get_game(self.game)
         sizes = check_table_sizes(self.game, self.num_players)
-        if self.num_envs % len(sizes):
-            raise ValueError(f"num_envs ({self.num_envs}) must be a multiple of the number of table sizes ({len(sizes)}), so every size gets the same games")
+        if self.num_envs % (self.shards * len(sizes)):
+            raise ValueError(f"num_envs ({self.num_envs}) must be a multiple of shards x the number of table sizes ({self.shards} x {len(sizes)}), "
+                             "so every shard plays the same games of every size")
         if self.reward_mode not in spec.reward_modes:
             raise ValueError(f"reward_mode for {spec.title} must be one of {spec.reward_modes}, got {self.reward_mode!r}")
         if self.credit == "round" and (self.game != "gnoming" or self.reward_mode != "margin"):
             raise ValueError("credit='round' needs game=gnoming and reward_mode=margin: only there are rounds independent deals whose margins add up to the game's")
         if self.credit == "pad" and (self.game != "grinch" or self.reward_mode != "margin"):
             raise ValueError("credit='pad' needs game=grinch and reward_mode=margin: only there is the final reward the banked score-pad margin")
-        if self.dmc.td_lambda != 1.0 and (self.algo != "dmc" or self.dmc.round_target):
-            raise ValueError(f"dmc.td_lambda = {self.dmc.td_lambda} bootstraps DMC's Q targets: it needs algo=dmc without dmc.round_target, "
-                             f"got algo={self.algo}, round_target={self.dmc.round_target}")
         if self.pad_others != 1.0 and self.credit != "pad":
             raise ValueError(f"pad_others = {self.pad_others} weighs the others' totals in pad credit's payments: it needs credit=pad, got credit={self.credit}")
         if self.ppo.all_action_coef > 0 and self.ppo.q_coef == 0:
             raise ValueError(f"ppo.all_action_coef = {self.ppo.all_action_coef} reads the Q head, which only ppo.q_coef > 0 trains: set ppo.q_coef too")
-        if self.ppo.round_cut and (self.algo != "ppo" or self.credit != "pad"):
-            raise ValueError(f"ppo.round_cut stops PPO's GAE trace at the Grinch's score decisions: it needs algo=ppo and credit=pad, got algo={self.algo} and credit={self.credit}")
-        if self.ppo.round_coef > 0 and (self.algo != "ppo" or self.credit != "pad" or not self.net.round_value):
+        if self.ppo.round_cut and self.credit != "pad":
+            raise ValueError(f"ppo.round_cut stops PPO's GAE trace at the Grinch's score decisions: it needs credit=pad, got credit={self.credit}")
+        if self.ppo.round_coef > 0 and (self.credit != "pad" or not self.net.round_value):
             raise ValueError(f"ppo.round_coef = {self.ppo.round_coef} trains the round value head on the Grinch's score-pad rounds: it needs "
-                             f"algo=ppo, credit=pad and net.round_value=true, got algo={self.algo}, credit={self.credit}, "
-                             f"net.round_value={self.net.round_value}")
-        if self.dmc.round_target and (self.algo != "dmc" or self.credit != "pad"):
-            raise ValueError(f"dmc.round_target regresses Q on the Grinch's score-pad rounds: it needs algo=dmc and credit=pad, "
-                             f"got algo={self.algo} and credit={self.credit}")
-        if self.ppo.oracle_critic and (self.algo != "ppo" or self.game != "grinch"):
-            raise ValueError(f"ppo.oracle_critic reveals the Grinch's hidden hands to PPO's value head: it needs game=grinch and algo=ppo, "
-                             f"got game={self.game} and algo={self.algo}")
-        if self.ppo.vine_pairs and (self.game != "grinch" or self.algo != "ppo" or self.credit != "pad"):
-            raise ValueError(f"ppo.vine_pairs branches the Grinch's draws: it needs game=grinch, algo=ppo and credit=pad, "
-                             f"got game={self.game}, algo={self.algo}, credit={self.credit}")
+                             f"credit=pad and net.round_value=true, got credit={self.credit}, net.round_value={self.net.round_value}")
+        if self.ppo.oracle_critic and self.game != "grinch":
+            raise ValueError(f"ppo.oracle_critic reveals the Grinch's hidden hands to PPO's value head: it needs game=grinch, got game={self.game}")
         if self.ppo.oracle_rows and not self.ppo.oracle_critic:
             raise ValueError("ppo.oracle_rows gives the asymmetric critic the revealed hands' row values: set ppo.oracle_critic=true too")
         if (self.learning_rate_final is None) != (self.anneal_samples is None):
@@ -224,13 +222,14 @@ class LearnerConfig(_Section):
     def _check_opponents(self, spec, sizes: list[int]) -> None:
         from grinch_env.agents import make_agent
 
-        per_size = self.num_envs // len(sizes)
+        per_size = self.num_envs // (len(sizes) * self.shards)
+        where = "per table size" + (f" and shard ({self.shards} shards)" if self.shards > 1 else "")
         for name, share in self.opponents.items():
             if not 0 < share <= 1:
                 raise ValueError(f"opponents[{name!r}] is a share of the games, in (0, 1], got {share}")
             games = share * per_size
             if abs(games - round(games)) > 1e-9:
-                raise ValueError(f"opponents[{name!r}] = {share} of {per_size} games per table size is {games:g} games: pick a share that gives whole games "
+                raise ValueError(f"opponents[{name!r}] = {share} of {per_size} games {where} is {games:g} games: pick a share that gives whole games "
                                  f"(a multiple of 1/{per_size})")
             for n in sizes:
                 try:
@@ -242,9 +241,14 @@ class LearnerConfig(_Section):
             raise ValueError(f"the opponents' shares add up to {total:g}; at most 1 (the rest of the games are self-play)")
 
     def opponent_games(self) -> list[tuple[str, int]]:
-        """Return ``(agent spec, games per table size per iteration)`` of every configured opponent, in config order."""
-        per_size = self.num_envs // len(self.table_sizes)
+        """Return ``(agent spec, games per table size in each shard)`` of every configured opponent, in config order."""
+        per_size = self.num_envs // (len(self.table_sizes) * self.shards)
         return [(name, int(round(share * per_size))) for name, share in self.opponents.items()]
+
+    @property
+    def shard_games(self) -> int:
+        """The games of one shard (``num_envs / shards``)."""
+        return self.num_envs // self.shards
 
     @property
     def table_sizes(self) -> list[int]:
@@ -299,4 +303,4 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
     return validate_yaml(LearnerConfig, path, overrides)
 
 
-__all__ = ["DMCSection", "EvalSection", "LearnerConfig", "NetConfig", "PPOSection", "load_config", "validate_yaml"]
+__all__ = ["EvalSection", "LearnerConfig", "NetConfig", "PPOSection", "load_config", "validate_yaml"]

@@ -42,10 +42,31 @@ from __future__ import annotations
 
 import torch
 from torch import nn
+from torch.distributions import Categorical
 
 from grinch_env import tokens as layout  # the token layout both games share
 from grinch_env.grinch import tokens as gt  # hand_pool's codes (the Grinch's card tokens and action kinds)
-from training.model import MaskedCategorical
+
+MASK_VALUE = -1e8  # the logit of an illegal action: probability 0
+
+
+class MaskedCategorical(Categorical):
+    """A categorical distribution over the legal actions only (sb3-contrib's MaskableCategorical).
+
+    Masked actions get logit ``MASK_VALUE``, hence probability 0: they are
+    never sampled and contribute exactly 0 to the entropy.
+    """
+
+    def __init__(self, logits: torch.Tensor, mask: torch.Tensor) -> None:
+        self.mask = mask.bool()
+        if not bool(self.mask.any(dim=-1).all()):
+            raise ValueError("every action mask must allow at least one action")
+        super().__init__(logits=torch.where(self.mask, logits, torch.full_like(logits, MASK_VALUE)))
+
+    def entropy(self) -> torch.Tensor:
+        p_log_p = self.logits * self.probs
+        return -torch.where(self.mask, p_log_p, torch.zeros_like(p_log_p)).sum(-1)
+
 
 _CODE = 36  # afterstate_head's code of a card: its suit x rank cell (24) and its bonus cell (12)
 _CARD_COLS = gt.CARD_COLS  # a Grinch card's own rules columns: card tokens' first dense columns, action tokens' from gt.A_CARD on

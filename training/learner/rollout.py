@@ -2,23 +2,31 @@
 
 A rollout plays ``num_envs`` games on the game's batched engine, every seat by
 the current network, each game slot exactly once (the engine is re-seeded
-from the trainer's numpy stream, so resuming needs no engine state).  Every
+from the given numpy stream, so resuming needs no engine state).  Every
 decision is kept with the seat that took it; the only reward is each seat's
 terminal reward (the engine's ``reward_mode``), and a seat's return is that
 reward (``gamma = 1``).
+
+A training iteration's games are played in shards (:class:`ShardPlayer`,
+:func:`shard_setup` and :func:`play_shard`, run by :mod:`training.distributed`
+in this process, in local worker processes or on Ray actors): each shard is a
+pure function of the network's weights and its own seed.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
+import json
+import time
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 
 from grinch_env.grinch.tokens import TOKEN_OPTIONS
-from training.learner.net import TokenNet
-from training.model import MASK_VALUE, MaskedCategorical
+from training.learner.config import LearnerConfig
+from training.learner.net import MASK_VALUE, MaskedCategorical, TokenNet
 
 
 def tokens_module(game: str):
@@ -55,19 +63,16 @@ class Batch:
     obs: np.ndarray  # float16 [N, obs_size]: tokens are rebuilt per minibatch
     masks: np.ndarray  # int8 [N, A]
     actions: np.ndarray  # int64 [N]
-    logprobs: np.ndarray  # float32 [N] (PPO)
-    values: np.ndarray  # float32 [N]: V(s) for PPO, Q(s, a) for DMC
-    returns: np.ndarray  # float32 [N]: the seat's final reward (DMC target; PPO: advantages + values)
-    advantages: np.ndarray  # float32 [N] (PPO)
+    logprobs: np.ndarray  # float32 [N]: the sampled actions' log-probabilities
+    values: np.ndarray  # float32 [N]: V(s)
+    returns: np.ndarray  # float32 [N]: the value head's targets (advantages + values)
+    advantages: np.ndarray  # float32 [N]
     outcomes: np.ndarray  # float32 [N]: the deciding seat's terminal reward in that game
     games: int
     steps: int
     round_returns: np.ndarray | None = None  # float32 [N], pad credit: the margin the seat's round will still bank (round value target)
     round_values: np.ndarray | None = None  # float32 [N]: the round value head's estimate when the net has one
     critic_obs: np.ndarray | None = None  # float16 [N, obs_size], oracle critic: the observations with the other hands revealed
-    vine_index: np.ndarray | None = None  # int64 [V], vine branches: the decisions branched (indices into the arrays above)
-    vine_action: np.ndarray | None = None  # int64 [V]: the other draw each branch pair played
-    vine_qdiff: np.ndarray | None = None  # float32 [V]: the round's banked margin after the other draw less after the taken one
 
 
 def final_returns(seats: np.ndarray, dones: np.ndarray, rewards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -161,11 +166,49 @@ def pad_rewards(potentials: np.ndarray, seats: np.ndarray, dones: np.ndarray, re
     return out
 
 
+def seat_gae(values: np.ndarray, seats: np.ndarray, dones: np.ndarray, rewards: np.ndarray, gamma: float,
+             gae_lambda: float) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(advantages[T, B], complete[T, B])``: GAE over each seat's own decisions, the terminal reward on its last one.
+
+    Step ``t`` of game slot ``i`` is a decision of seat ``seats[t, i]`` with
+    value estimate ``values[t, i]``; ``dones[t, i]`` says the game ended with
+    that decision and ``rewards[t, i, s]`` is then seat ``s``'s terminal
+    reward.  ``complete[t, i]`` is False for decisions of a game still running
+    at the end of the rollout (no return yet: they are left out of the batch).
+    """
+    num_steps, num_envs = values.shape
+    num_seats = rewards.shape[2]
+    adv = np.zeros((num_steps, num_envs), dtype=np.float32)
+    complete = np.zeros((num_steps, num_envs), dtype=bool)
+    next_value = np.zeros((num_envs, num_seats), dtype=np.float32)
+    next_adv = np.zeros((num_envs, num_seats), dtype=np.float32)
+    pending = np.zeros((num_envs, num_seats), dtype=np.float32)  # terminal reward not yet credited to a decision
+    in_complete_game = np.zeros(num_envs, dtype=bool)
+    envs = np.arange(num_envs)
+    for t in range(num_steps - 1, -1, -1):
+        ended = dones[t]
+        # walking backwards across a game's end: a new (earlier) game starts here
+        pending[ended] = rewards[t][ended]
+        next_value[ended] = 0.0
+        next_adv[ended] = 0.0
+        in_complete_game |= ended
+        s = seats[t]
+        r = pending[envs, s]
+        pending[envs, s] = 0.0  # only the seat's last decision of the game carries its reward
+        delta = r + gamma * next_value[envs, s] - values[t]
+        a = delta + gamma * gae_lambda * next_adv[envs, s]
+        adv[t] = a
+        next_value[envs, s] = values[t]
+        next_adv[envs, s] = a
+        complete[t] = in_complete_game
+    return adv, complete
+
+
 def seat_gae_dense(values: np.ndarray, seats: np.ndarray, dones: np.ndarray, step_rewards: np.ndarray, gamma: float,
                    gae_lambda: float, cut: np.ndarray | None = None, cut_ends: bool = False) -> np.ndarray:
     """Return ``float32[T, B]`` GAE advantages over each seat's own decisions with a reward on every decision.
 
-    As :func:`training.ppo.seat_gae`, but decision ``t`` is paid
+    As :func:`seat_gae`, but decision ``t`` is paid
     ``step_rewards[t, i]`` (:func:`pad_rewards`) instead of only the seat's
     last decision the terminal reward.  With ``values = 0`` and ``gamma =
     gae_lambda = 1`` it returns each decision's return (the rewards of its
@@ -211,44 +254,33 @@ class Tables:
     groups: list[tuple[np.ndarray, object]]
 
 
-def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generator, epsilon: float = 0.0,
-            gamma: float = 1.0, gae_lambda: float = 0.95, credit: str = "game", tables: Tables | None = None,
-            round_cut: bool = False, round_baseline: bool = False, round_target: bool = False, oracle_critic: bool = False,
-            oracle_rows: bool = False, vine_pairs: int = 0, pad_others: float = 1.0,
-            td_lambda: float = 1.0) -> Batch:
-    """Return one rollout: every slot of ``engine`` plays one game from a fresh seed, all seats by ``net``.
+def collect(engine, net: TokenNet, game: str, rng: np.random.Generator, gamma: float = 1.0, gae_lambda: float = 0.95,
+            credit: str = "game", tables: Tables | None = None, round_cut: bool = False, round_baseline: bool = False,
+            oracle_critic: bool = False, oracle_rows: bool = False, pad_others: float = 1.0,
+            generator: torch.Generator | None = None) -> Batch:
+    """Return one rollout: every slot of ``engine`` plays one game from a fresh seed (drawn from ``rng``), all seats by ``net``.
 
-    PPO samples the masked policy; DMC plays the masked argmax of Q, a uniform
-    legal action with probability ``epsilon``.  ``credit="round"`` (Gnoming,
-    margin reward) makes every round its own episode (:func:`round_episodes`);
+    The network samples its masked policy (with ``generator``, or torch's global stream when None).
+    ``credit="round"`` (Gnoming, margin reward) makes every round its own episode (:func:`round_episodes`);
     ``credit="pad"`` (Grinch, margin reward) pays every decision the change of
     its seat's banked margin (:func:`pad_rewards`): the returns are the margin
     still to come, ``outcomes`` stay the game's.  With ``tables`` some slots
     seat fixed opponents (:class:`Tables`); only the network's own decisions
-    are in the batch.  ``round_cut`` (PPO, pad credit): each seat's GAE trace
+    are in the batch.  ``round_cut`` (pad credit): each seat's GAE trace
     stops at its score decision (:func:`seat_gae_dense`'s ``cut``).  With pad
     credit the batch also holds each decision's ``round_returns``: its seat's
     pad rewards up to and including its score decision, the margin its round
-    will still bank (the round value head's target); ``round_baseline`` (PPO,
-    a net with the round value head) gives every decision but the score
+    will still bank (the round value head's target); ``round_baseline`` (a net
+    with the round value head) gives every decision but the score
     decisions its advantage from GAE over the round value, ending at the
-    seat's score decision; ``round_target`` (DMC, pad credit) makes that
-    round return the Q target of every decision but the score decisions.
-    ``oracle_critic`` (PPO, Grinch): the values (and round values) come from the observations
+    seat's score decision.
+    ``oracle_critic`` (Grinch): the values (and round values) come from the observations
     with the other hands revealed (``engine.reveal_hands``), kept as
     ``critic_obs`` for the update; the policy still reads the observation.  ``oracle_rows`` (with
     ``oracle_critic``): the critic's seat tokens also carry every hand's row values (``encode``'s ``seat_hands``).
-    ``vine_pairs`` (PPO, Grinch, pad credit): up to that many draws at a time are branched on a side
-    engine, the taken draw against another legal one, both played to the round's end with the same chance
-    (the other seats of a ``tables`` slot by a copy of its agent)
-    (:class:`training.learner.vine.DrawVines`); the batch's ``vine_*`` arrays hold the pairs.
     ``pad_others`` (pad credit): the weight of the others' mean total in the potential and in the final payment,
     ``(own total - pad_others x mean of the others) / 100``: 1 is the margin reward, 0 each seat's own points.
-    ``td_lambda`` (DMC): below 1, Q's target is the seat's lambda-return over the Q of its next taken actions
-    (SARSA(lambda)) instead of the Monte-Carlo return.
     """
-    from training.ppo import seat_gae
-
     num_envs = engine.num_envs
     obs, mask, seat = engine.reset(seed=int(rng.integers(2**63)))
     active = np.ones(num_envs, bool)
@@ -267,35 +299,21 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
         raise ValueError(f"credit='pad' needs Grinch with reward_mode='margin' (the banked margin is that reward so far), got {game!r} with {engine.reward_mode!r}")
     if credit not in ("game", "round", "pad"):
         raise ValueError(f"credit must be 'game', 'round' or 'pad', got {credit!r}")
-    if round_baseline and (credit != "pad" or algo != "ppo" or net.round_value is None):
-        raise ValueError(f"round_baseline reads the round value head over the Grinch's score-pad rounds: it needs algo='ppo', credit='pad' "
-                         f"and a net with round_value, got {algo!r}, {credit!r}, round_value={net.round_value is not None}")
-    if round_target and (credit != "pad" or algo != "dmc"):
-        raise ValueError(f"round_target regresses Q on the Grinch's score-pad rounds: it needs algo='dmc' and credit='pad', got {algo!r} and {credit!r}")
-    if oracle_critic and (algo != "ppo" or not hasattr(engine, "reveal_hands")):
+    if round_baseline and (credit != "pad" or net.round_value is None):
+        raise ValueError(f"round_baseline reads the round value head over the Grinch's score-pad rounds: it needs credit='pad' "
+                         f"and a net with round_value, got {credit!r}, round_value={net.round_value is not None}")
+    if oracle_critic and not hasattr(engine, "reveal_hands"):
         raise ValueError(f"oracle_critic reads the hidden hands (engine.reveal_hands, the Grinch's batched engine) into PPO's value: "
-                         f"it needs algo='ppo' and that engine, got {algo!r} and {type(engine).__name__}")
-    if vine_pairs and (game != "grinch" or algo != "ppo" or credit != "pad"):
-        raise ValueError(f"vine_pairs branches the Grinch's draws: it needs game='grinch', algo='ppo' and credit='pad', "
-                         f"got {game!r}, {algo!r}, {credit!r}")
-    vines = None
-    if vine_pairs:
-        from training.learner.vine import DrawVines
-
-        vines = DrawVines(engine, vine_pairs, seed=int(rng.integers(2**63)), tables=tables)
+                         f"it needs that engine, got {type(engine).__name__}")
     if oracle_rows and not oracle_critic:
         raise ValueError("oracle_rows gives the asymmetric critic the revealed hands' row values: it needs oracle_critic")
-    if round_cut and (credit != "pad" or algo != "ppo"):
-        raise ValueError(f"round_cut stops PPO's GAE trace at the Grinch's score decisions: it needs algo='ppo' and credit='pad', got {algo!r} and {credit!r}")
-    rec: dict[str, list] = {k: [] for k in ("obs", "mask", "act", "logp", "val", "rval", "seat", "done", "rew", "active", "phi", "mine",
-                                            "cobs")}
+    if round_cut and credit != "pad":
+        raise ValueError(f"round_cut stops PPO's GAE trace at the Grinch's score decisions: it needs credit='pad', got {credit!r}")
     if not 0.0 <= pad_others <= 1.0 or (pad_others != 1.0 and credit != "pad"):
         raise ValueError(f"pad_others weighs the others' totals in pad credit's payments: it needs credit='pad' and a value in [0, 1], "
                          f"got credit={credit!r} and {pad_others!r}")
-    if not 0.0 <= td_lambda <= 1.0 or (td_lambda != 1.0 and algo != "dmc"):
-        raise ValueError(f"td_lambda bootstraps Deep Monte-Carlo's Q targets: it needs algo='dmc' and a value in [0, 1], got {algo!r} and {td_lambda!r}")
-    if td_lambda != 1.0 and round_target:
-        raise ValueError("td_lambda bootstraps Q on the whole game's return: it cannot be combined with round_target")
+    rec: dict[str, list] = {k: [] for k in ("obs", "mask", "act", "logp", "val", "rval", "seat", "done", "rew", "active", "phi", "mine",
+                                            "cobs")}
     if credit == "pad":
         from grinch_env.grinch.tokens import banked_points
     pad_final = []
@@ -315,34 +333,19 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
             st, at = net_tokens(net, game, obs[idx])
             m = torch.from_numpy(mask[idx].astype(bool))
             with torch.no_grad():
-                logits, q, v, rv = net.heads(st, at)
+                logits, _, v, rv = net.heads(st, at)
             if oracle_critic:  # both value heads read the revealed hands
                 cobs[idx] = engine.reveal_hands(obs[idx], idx)
                 with torch.no_grad():
                     _, _, v, rv = net.heads(*net_tokens(net, game, cobs[idx], seat_hands=oracle_rows))
             if rv is not None:
                 rval[idx] = rv.numpy()
-            if algo == "ppo":
-                dist = MaskedCategorical(logits, m)
-                a = dist.sample()
-                logp[idx] = dist.log_prob(a).numpy()
-                val[idx] = v.numpy()
-                actions[idx] = a.numpy()
-                if vines is not None:
-                    vines.start(len(rec["obs"]), engine, idx[vines.eligible(mask[idx])], mask, actions, seat, rng)
-            else:
-                a = torch.where(m, q, torch.full_like(q, MASK_VALUE)).argmax(1).numpy()
-                explore = rng.random(len(idx)) < epsilon
-                if explore.any():
-                    legal = mask[idx[explore]].astype(np.float64)
-                    pick = (rng.random(legal.shape) * legal).argmax(1)  # a uniform legal action
-                    a = a.copy()
-                    a[explore] = pick
-                val[idx] = q.numpy()[np.arange(len(idx)), a]
-                actions[idx] = a
+            dist = MaskedCategorical(logits, m)
+            a = torch.multinomial(dist.probs, 1, True, generator=generator)[:, 0]  # Categorical.sample's draw, from the given stream
+            logp[idx] = dist.log_prob(a).numpy()
+            val[idx] = v.numpy()
+            actions[idx] = a.numpy()
         _record(rec, obs, mask, actions, logp, val, rval, seat, active, mine, banked_points(obs, pad_others) if credit == "pad" else None)
-        if vines is not None:
-            vines.advance(net, lambda o: net_tokens(net, game, o))
         if oracle_critic:
             rec["cobs"].append(cobs)
         obs, mask, seat, rewards, dones = engine.step(actions)
@@ -358,45 +361,22 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
             raise ValueError(f"credit='round' needs Gnoming with reward_mode='margin' (rounds are independent deals there), got {game!r} with {engine.reward_mode!r}")
         arr["done"], arr["rew"] = round_episodes(arr["obs"], arr["seat"], arr["active"], arr["done"], arr["rew"], engine.num_players)
     outcomes, complete = final_returns(arr["seat"], arr["done"], arr["rew"])
-    returns = outcomes
     round_returns = None
     if credit == "pad":
         from grinch_env.grinch.game import SCORE_BASE
 
         step = pad_rewards(arr["phi"], arr["seat"], arr["done"], arr["rew"] if pad_others == 1.0 else np.stack(pad_final))
-        returns = seat_gae_dense(np.zeros_like(arr["val"]), arr["seat"], arr["done"], step, 1.0, 1.0)  # the margin still to come
         scored = arr["act"] >= SCORE_BASE  # a seat's score decision is its last of the round
         round_returns = seat_gae_dense(np.zeros_like(arr["val"]), arr["seat"], arr["done"], step, 1.0, 1.0, scored, cut_ends=True)
-        if algo == "ppo":
-            adv = seat_gae_dense(arr["val"], arr["seat"], arr["done"], step, gamma, gae_lambda, scored if round_cut else None)
-            ret = adv + arr["val"]  # the value head's target: the whole game's
-            if round_baseline:
-                adv_round = seat_gae_dense(arr["rval"], arr["seat"], arr["done"], step, gamma, gae_lambda, scored, cut_ends=True)
-                adv = np.where(scored, adv, adv_round)
-        elif round_target:
-            returns = np.where(scored, returns, round_returns)
-    elif algo == "ppo":
+        adv = seat_gae_dense(arr["val"], arr["seat"], arr["done"], step, gamma, gae_lambda, scored if round_cut else None)
+        ret = adv + arr["val"]  # the value head's target: the whole game's
+        if round_baseline:
+            adv_round = seat_gae_dense(arr["rval"], arr["seat"], arr["done"], step, gamma, gae_lambda, scored, cut_ends=True)
+            adv = np.where(scored, adv, adv_round)
+    else:
         adv, _ = seat_gae(arr["val"], arr["seat"], arr["done"], arr["rew"], gamma, gae_lambda)
         ret = adv + arr["val"]
-    if algo != "ppo" and td_lambda < 1.0:
-        if credit == "pad":
-            adv = seat_gae_dense(arr["val"], arr["seat"], arr["done"], step, gamma, td_lambda)
-        else:
-            adv, _ = seat_gae(arr["val"], arr["seat"], arr["done"], arr["rew"], gamma, td_lambda)
-        ret = adv + arr["val"]
-    elif algo != "ppo":
-        adv = returns - arr["val"]
-        ret = returns
     keep = arr["mine"] & complete
-    vine = {}
-    if vines is not None:
-        res = vines.finish(net, lambda o: net_tokens(net, game, o))
-        t, slot = (np.array([r[k] for r in res], np.int64) for k in (0, 1))
-        ok = keep[t, slot] if len(res) else np.zeros(0, bool)
-        flat = np.cumsum(keep.ravel()) - 1
-        vine = {"vine_index": flat[t[ok] * keep.shape[1] + slot[ok]],
-                "vine_action": np.array([r[2] for r in res], np.int64)[ok],
-                "vine_qdiff": np.array([r[3] for r in res], np.float32)[ok]}
     return Batch(
         obs=arr["obs"][keep], masks=arr["mask"][keep], actions=arr["act"][keep], logprobs=arr["logp"][keep],
         values=arr["val"][keep], returns=ret[keep].astype(np.float32), advantages=adv[keep].astype(np.float32),
@@ -405,8 +385,126 @@ def collect(engine, net: TokenNet, game: str, algo: str, rng: np.random.Generato
         round_returns=None if round_returns is None else round_returns[keep].astype(np.float32),
         round_values=arr["rval"][keep] if net.round_value is not None else None,
         critic_obs=arr["cobs"][keep] if oracle_critic else None,
-        **vine,
     )
+
+
+def merge_batches(batches: list[Batch]) -> Batch:
+    """Return the batches' decisions as one batch, in the order given (``games`` and ``steps`` added up)."""
+    if len(batches) == 1:
+        return batches[0]
+    out: dict[str, object] = {}
+    for f in dataclasses.fields(Batch):
+        parts = [getattr(b, f.name) for b in batches]
+        if f.name in ("games", "steps"):
+            out[f.name] = int(sum(parts))
+        elif any(p is None for p in parts):
+            if not all(p is None for p in parts):
+                raise ValueError(f"batches disagree on whether they hold {f.name}")
+            out[f.name] = None
+        else:
+            out[f.name] = np.concatenate(parts)
+    return Batch(**out)
+
+
+# ------------------------------------------------------------------ shards
+# An iteration's games are cut into ``cfg.shards`` shards of ``cfg.shard_games`` games.  Each shard is a pure function of
+# the network's weights and one seed the trainer draws from its stream: the seed's numpy stream re-seeds the engine, draws
+# the learner's seats and re-seeds the opponents, and a torch generator seeded from it samples the policy.  So a shard
+# gives the same batch in this process, in a local worker process or on a Ray actor, also when it is played again after
+# its worker died (training.distributed re-runs it).
+
+
+@dataclass
+class ShardResult:
+    """One shard's rollout and the CPU seconds its worker spent playing it (the run's budget counts them)."""
+
+    batch: Batch
+    cpu_seconds: float
+
+
+def shard_opponent_slots(cfg: LearnerConfig) -> list[tuple[str, int, np.ndarray]]:
+    """Return ``(agent spec, table size, slots)`` of every configured opponent and table size: the slots of a shard's engine
+    whose other seats it fills (slot ``i`` of an engine has size ``sizes[i % len(sizes)]``); the rest are self-play."""
+    sizes = cfg.table_sizes
+    out = []
+    first = 0  # the index, within each table size's slots, of the next opponent's first game
+    for name, games in cfg.opponent_games():
+        for k, n in enumerate(sizes):
+            out.append((name, n, k + len(sizes) * np.arange(first, first + games)))
+        first += games
+    return out
+
+
+class ShardPlayer:
+    """What a worker holds to play a run's shards: one shard's engine, the opponents and a copy of the network."""
+
+    def __init__(self, cfg: LearnerConfig) -> None:
+        from grinch_env.agents import make_agent
+
+        self.cfg = cfg
+        self.engine = cfg.spec.vector(num_envs=cfg.shard_games, num_players=cfg.num_players, seed=cfg.seed, reward_mode=cfg.reward_mode)
+        self.net = TokenNet(**cfg.net.model_dump()).eval()
+        self.opponents = [(n, slots, make_agent(name, seed=0, num_players=n, game=cfg.game)) for name, n, slots in shard_opponent_slots(cfg)]
+
+    def load(self, weights: dict[str, np.ndarray]) -> None:
+        """Load the network's weights (``state_dict`` as numpy arrays)."""
+        self.net.load_state_dict({k: torch.from_numpy(np.array(v)) for k, v in weights.items()})
+        self.net.eval()
+
+    def tables(self, rng: np.random.Generator) -> Tables | None:
+        """Return the shard's :class:`Tables` (None: all self-play): the learner's seat per game drawn from ``rng``, every
+        opponent re-seeded from it."""
+        if not self.opponents:
+            return None
+        seats = np.full(self.cfg.shard_games, -1, np.int64)
+        groups = []
+        for n, slots, agent in self.opponents:
+            seats[slots] = rng.integers(n, size=len(slots))
+            agent.reset(int(rng.integers(2**63)))
+            groups.append((slots, agent))
+        return Tables(learner_seat=seats, groups=groups)
+
+    def play(self, seed: int) -> ShardResult:
+        """Play the shard of ``seed`` (every game once, with ``cfg.torch_threads`` torch threads) and return its batch."""
+        start = time.process_time()
+        cfg = self.cfg
+        rng = np.random.default_rng(seed)
+        generator = torch.Generator().manual_seed(int(rng.integers(2**63)))
+        threads = torch.get_num_threads()
+        if threads != cfg.torch_threads:
+            torch.set_num_threads(cfg.torch_threads)
+        try:
+            batch = collect(self.engine, self.net, cfg.game, rng, gamma=cfg.ppo.gamma, gae_lambda=cfg.ppo.gae_lambda, credit=cfg.credit,
+                            tables=self.tables(rng), round_cut=cfg.ppo.round_cut, round_baseline=cfg.ppo.round_baseline,
+                            oracle_critic=cfg.ppo.oracle_critic, oracle_rows=cfg.ppo.oracle_rows, pad_others=cfg.pad_others,
+                            generator=generator)
+        finally:
+            if threads != cfg.torch_threads:
+                torch.set_num_threads(threads)
+        return ShardResult(batch, time.process_time() - start)
+
+
+_PLAYERS: dict[str, ShardPlayer] = {}  # this process's shard player, by its run's config (the last one only)
+
+
+def shard_setup(config: dict, weights: dict[str, np.ndarray]) -> ShardPlayer:
+    """A worker's context for one iteration's shards (``training.distributed``'s ``setup``): this process's
+    :class:`ShardPlayer` of the run's ``config`` (a ``LearnerConfig.model_dump()``; built once, kept across iterations)
+    with the iteration's ``weights`` loaded."""
+    key = json.dumps(config, sort_keys=True)
+    player = _PLAYERS.get(key)
+    if player is None:
+        from training.learner.config import LearnerConfig
+
+        _PLAYERS.clear()
+        player = _PLAYERS[key] = ShardPlayer(LearnerConfig.model_validate(config))
+    player.load(weights)
+    return player
+
+
+def play_shard(player: ShardPlayer, seed: int) -> ShardResult:
+    """Play one shard (``training.distributed``'s ``work``)."""
+    return player.play(seed)
 
 
 def _points_rewards(totals: np.ndarray, num_players: np.ndarray, others: float) -> np.ndarray:
@@ -433,17 +531,16 @@ def _record(rec: dict[str, list], obs, mask, actions, logp, val, rval, seat, act
     rec["mine"].append(mine.copy())
 
 
-def greedy_actions(net: TokenNet, game: str, algo: str, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Return the network's deterministic choices: the masked argmax of the logits (PPO) or of Q (DMC)."""
+def greedy_actions(net: TokenNet, game: str, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Return the network's deterministic choices: the masked argmax of its policy logits."""
     st, at = net_tokens(net, game, obs)
     with torch.inference_mode():
-        logits, q, _ = net(st, at)
-    scores = logits if algo == "ppo" else q
+        logits, _, _ = net(st, at)
     m = torch.from_numpy(np.asarray(mask).astype(bool))
-    return torch.where(m, scores, torch.full_like(scores, MASK_VALUE)).argmax(1).numpy()
+    return torch.where(m, logits, torch.full_like(logits, MASK_VALUE)).argmax(1).numpy()
 
 
-def match_batch(net: TokenNet, game: str, algo: str, num_players: int, opponent: str, games: int, seed: int,
+def match_batch(net: TokenNet, game: str, num_players: int, opponent: str, games: int, seed: int,
                 reward_mode: str) -> tuple[float, float]:
     """Return ``(win share, 95% half-width)`` of the learner against ``opponent`` in the other seats, seat rotated.
 
@@ -466,7 +563,7 @@ def match_batch(net: TokenNet, game: str, algo: str, num_players: int, opponent:
         mine = (seat == learner) & ~finished
         theirs = (seat != learner) & ~finished
         if mine.any():
-            actions[mine] = greedy_actions(net, game, algo, obs[mine], mask[mine])
+            actions[mine] = greedy_actions(net, game, obs[mine], mask[mine])
         if theirs.any():
             actions[theirs] = np.asarray(opp.act_batch(obs[theirs], mask[theirs]), dtype=np.int64)
         obs, mask, seat, _, dones = engine.step(actions)
@@ -483,24 +580,24 @@ def match_batch(net: TokenNet, game: str, algo: str, num_players: int, opponent:
 class LearnerAgent:
     """The trained network as a harness agent: ``act(observation, action_mask)`` plays its deterministic choice."""
 
-    def __init__(self, net: TokenNet, game: str, algo: str, name: str = "learner") -> None:
+    def __init__(self, net: TokenNet, game: str, name: str = "learner") -> None:
         self.net = net.eval()
         self.game = game
-        self.algo = algo
         self.name = name
 
     def reset(self, seed: int | None = None) -> None:
         pass
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        return int(greedy_actions(self.net, self.game, self.algo, np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
+        return int(greedy_actions(self.net, self.game, np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        return greedy_actions(self.net, self.game, self.algo, observations, masks).astype(np.int64)
+        return greedy_actions(self.net, self.game, observations, masks).astype(np.int64)
 
     def __repr__(self) -> str:
-        return f"LearnerAgent(name={self.name!r}, game={self.game!r}, algo={self.algo!r})"
+        return f"LearnerAgent(name={self.name!r}, game={self.game!r})"
 
 
-__all__ = ["Batch", "LearnerAgent", "Tables", "collect", "encode", "final_returns", "greedy_actions", "match_batch", "net_tokens", "pad_rewards", "seat_gae_dense",
+__all__ = ["Batch", "LearnerAgent", "ShardPlayer", "ShardResult", "Tables", "collect", "encode", "final_returns", "greedy_actions", "match_batch",
+           "merge_batches", "net_tokens", "pad_rewards", "play_shard", "seat_gae", "seat_gae_dense", "shard_opponent_slots", "shard_setup",
            "tokens_module"]

@@ -1,11 +1,7 @@
-"""Train the token network from scratch by self-play: PPO or Deep Monte-Carlo, with learning curves and exact resume.
+"""Train the token network from scratch by self-play PPO, with learning curves and exact resume.
 
-Usage::
-
-    python -m training.learner.run --config configs/learner_gnoming.yaml            # a fresh run
-    python -m training.learner.run --config configs/learner_gnoming_long.yaml --for-seconds 3600   # one piece
-    python -m training.learner.run --resume checkpoints/learner_gnoming_long --for-seconds 3600    # the next piece
-    python -m training.learner.run --report checkpoints/learner_gnoming --final-games 1200       # evaluate a run
+The one CLI is :mod:`training.train` (``algo: ppo``); this module holds the run: :class:`Trainer` (its state),
+:func:`train` (the loop), :func:`final_report` and the curve.
 
 A run directory ``checkpoints/<run_name>/`` holds ``latest.pt`` (weights,
 optimizer, config, counters, the numpy and torch random states and the curve
@@ -14,18 +10,23 @@ share against each curve opponent, explained variance and entropy over
 training wall time and samples) and, at the end, ``report/`` with the final
 seat-rotated, paired-deal evaluation (:mod:`grinch_env.evaluation`).
 
-The budget (``max_seconds``) counts the training process's CPU time of rollouts
-and updates (one torch thread: CPU seconds are core-seconds; on a shared
-machine wall time is not compute); curve evaluations and checkpoint writes are
-not charged to it.  Wall time is logged beside it.
+Every iteration plays ``num_envs`` games in ``shards`` shards, each a pure function of the iteration's weights and
+one seed drawn from the run's stream (:class:`training.learner.rollout.ShardPlayer`), then updates on their decisions
+in shard order.  The shards are played where ``backend`` and ``workers`` say (:mod:`training.distributed`: this
+process, local worker processes or Ray actors, a dead actor's shard played again): the weights after any iteration
+depend on ``shards``, never on where they were played, so ``workers``, ``backend`` and ``address`` may change on
+resume and ``shards`` may not.
+
+The budget (``max_seconds``) counts the CPU time of rollouts (in this process, or as the workers report it) and
+updates (one torch thread: CPU seconds are core-seconds; on a shared machine wall time is not compute); curve
+evaluations and checkpoint writes are not charged to it.  Wall time is logged beside it.
 """
 
 from __future__ import annotations
 
-import argparse
+import copy
 import csv
 import json
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -33,25 +34,18 @@ from typing import Any
 import numpy as np
 import torch
 
-from training.learner.algos import dmc_update, ppo_update
-from training.learner.config import LearnerConfig, load_config
+from training.learner.algos import ppo_update
+from training.learner.config import LearnerConfig
 from training.learner.formats import LATEST, RUN_FORMAT, read_run_file
 from training.learner.net import TokenNet
-from training.learner.rollout import LearnerAgent, collect, match_batch, tokens_module
+from training.learner.rollout import LearnerAgent, ShardResult, match_batch, merge_batches, play_shard, shard_setup, tokens_module
 
 CURVE_FIELDS = ["iteration", "samples", "games", "train_seconds", "wall_seconds", "opponent", "num_players", "win_share", "half_width",
-                "explained_variance", "entropy", "value_loss", "epsilon"]
+                "explained_variance", "entropy", "value_loss"]
 
 
 def build_net(cfg: LearnerConfig) -> TokenNet:
     return TokenNet(**cfg.net.model_dump())
-
-
-def epsilon_at(cfg: LearnerConfig, samples: int) -> float:
-    """Return DMC's exploration after ``samples`` learner samples (linear decay)."""
-    d = cfg.dmc
-    frac = min(1.0, samples / d.epsilon_decay_samples)
-    return d.epsilon_start + frac * (d.epsilon_end - d.epsilon_start)
 
 
 def learning_rate_at(cfg: LearnerConfig, samples: int) -> float:
@@ -64,7 +58,8 @@ def learning_rate_at(cfg: LearnerConfig, samples: int) -> float:
 
 
 class Trainer:
-    """One run's state: network, optimizer, random streams, counters and curve (everything ``latest.pt`` holds)."""
+    """One run's state: network, optimizer, random streams, counters and curve (everything ``latest.pt`` holds), and the
+    workers that play its shards (opened by the first iteration, released by :meth:`close`)."""
 
     def __init__(self, cfg: LearnerConfig) -> None:
         self.cfg = cfg
@@ -79,38 +74,36 @@ class Trainer:
         self.curve: list[dict[str, Any]] = []
         self.last_stats: dict[str, float] = {}
         self.next_eval = 0.0
-        self.engine = cfg.spec.vector(num_envs=cfg.num_envs, num_players=cfg.num_players, seed=cfg.seed, reward_mode=cfg.reward_mode)
-        self.opponents = self._make_opponents()
+        self._workers = None  # training.distributed.Workers, opened by the first play()
 
-    def _make_opponents(self) -> list[tuple[str, int, np.ndarray, Any]]:
-        """Return ``(spec, table size, slots, agent)`` for every configured opponent and table size: which game slots it fills."""
-        from grinch_env.agents import make_agent
+    # ------------------------------------------------------------ shards
+    @property
+    def in_process(self) -> bool:
+        """Whether the shards are played in this process (backend local, one worker)."""
+        return self.cfg.backend == "local" and self.cfg.workers == 1
 
-        cfg = self.cfg
-        sizes = cfg.table_sizes
-        out = []
-        first = 0  # the index, within each table size's slots, of the next opponent's first game
-        for name, games in cfg.opponent_games():
-            for k, n in enumerate(sizes):
-                slots = k + len(sizes) * np.arange(first, first + games)  # slot i has size sizes[i % len(sizes)] (the engine's cycle)
-                out.append((name, n, slots, make_agent(name, seed=0, num_players=n, game=cfg.game)))
-            first += games
-        return out
+    def workers(self):
+        """The :class:`training.distributed.Workers` that play the shards (opened on first use)."""
+        if self._workers is None:
+            from training.distributed import Workers
 
-    def tables(self):
-        """Return this iteration's :class:`~training.learner.rollout.Tables` (None: all self-play): the learner's seat per game
-        drawn from the run's stream, every opponent re-seeded from it (so a resumed run plays the same games)."""
-        from training.learner.rollout import Tables
+            cfg = self.cfg
+            self._workers = Workers(cfg.backend, cfg.workers, cfg.address, torch_threads=cfg.torch_threads)
+        return self._workers
 
-        if not self.opponents:
-            return None
-        seats = np.full(self.cfg.num_envs, -1, np.int64)
-        groups = []
-        for _, n, slots, agent in self.opponents:
-            seats[slots] = self.rng.integers(n, size=len(slots))
-            agent.reset(int(self.rng.integers(2**63)))
-            groups.append((slots, agent))
-        return Tables(learner_seat=seats, groups=groups)
+    def close(self) -> None:
+        """Release the workers (Ray actors, if any); a later iteration opens them again."""
+        if self._workers is not None:
+            self._workers.close()
+            self._workers = None
+
+    def weights(self) -> dict[str, np.ndarray]:
+        """The network's weights as numpy arrays (what the workers load)."""
+        return {k: v.detach().cpu().numpy().copy() for k, v in self.net.state_dict().items()}
+
+    def play(self, seeds: list[int]) -> list[ShardResult]:
+        """Play one shard per seed with the current weights, where the config says; the results in seed order."""
+        return self.workers().map(play_shard, seeds, setup=shard_setup, setup_args=(self.cfg.model_dump(), self.weights()))
 
     # ------------------------------------------------------------ checkpoint
     def state(self) -> dict[str, Any]:
@@ -134,20 +127,27 @@ class Trainer:
         """Return the trainer saved at ``path`` (a ``.pt`` or a run directory).
 
         ``overrides`` (``key=value``) change the saved config, e.g. budgets
-        (``max_seconds=...``) or, with ``run_name=NEW``, branch the run into
+        (``max_seconds=...``), where the shards are played (``workers``,
+        ``backend``, ``address``) or, with ``run_name=NEW``, branch the run into
         ``checkpoints/NEW``; ``config`` replaces it whole (``branch_from``).
-        Either way the game, the algorithm and the network must stay the
-        saved run's, and the learning rate is the new config's.
+        Either way the game and the network must stay the saved run's, a
+        resumed run (not a ``config`` branch) keeps its ``shards``, and the
+        learning rate is the new config's.  The keys of retired options in an
+        older checkpoint's config are dropped (:meth:`LearnerConfig.stored_data`).
         """
         ckpt, path = read_run_file(path, RUN_FORMAT, f"give a run directory holding {LATEST} or the .pt file", "a learner checkpoint")
-        data = ckpt["config"] if config is None else config.model_dump()
-        want = tokens_module(ckpt["config"]["game"]).TOKENS_VERSION
+        try:
+            stored = LearnerConfig.stored_data(ckpt["config"])
+        except ValueError as exc:
+            raise ValueError(f"{path}: {exc}") from None
+        want = tokens_module(stored["game"]).TOKENS_VERSION
         if ckpt.get("tokens_version", 1) != want:
-            raise ValueError(f"{path} was trained on tokens version {ckpt.get('tokens_version', 1)} of {ckpt['config']['game']}; this code encodes version {want}")
-        saved = LearnerConfig.model_validate(ckpt["config"])
+            raise ValueError(f"{path} was trained on tokens version {ckpt.get('tokens_version', 1)} of {stored['game']}; this code encodes version {want}")
+        saved = LearnerConfig.model_validate(stored)
+        data = copy.deepcopy(stored) if config is None else config.model_dump()
         cfg = saved if config is None else config
         if config is None:  # a copied run goes on, and reports, in its copy
-            overrides = resume_where_loaded(path, overrides or [], ckpt["config"])
+            overrides = resume_where_loaded(path, overrides or [], stored)
         if overrides:
             import yaml
 
@@ -157,10 +157,12 @@ class Trainer:
                 key, _, value = item.partition("=")
                 _set(data, key.strip(), yaml.safe_load(value))
             cfg = LearnerConfig.model_validate(data)
-        changed = [k for k in ("game", "algo", "net") if getattr(cfg, k) != getattr(saved, k)]
+        kept = ("game", "net") if config is not None else ("game", "net", "shards")
+        changed = [k for k in kept if getattr(cfg, k) != getattr(saved, k)]
         if changed:
             raise ValueError(f"{path} was trained with " + ", ".join(f"{k}={getattr(saved, k)!r}" for k in changed) + "; a resumed or branched run keeps "
-                             + ", ".join(changed) + " (start a fresh run with --config for another)")
+                             + ", ".join(changed) + (" (its weights depend on the shards; workers, backend and address may change)" if "shards" in changed
+                                                     else " (start a fresh run with --config for another)"))
         t = cls(cfg)
         t.net.load_state_dict(ckpt["model"])
         t.opt.load_state_dict(ckpt["optimizer"])
@@ -174,28 +176,25 @@ class Trainer:
 
     # ------------------------------------------------------------ training
     def step(self) -> dict[str, float]:
-        """Run one iteration: a rollout of ``num_envs`` complete games, then the family's update."""
+        """Run one iteration: ``num_envs`` complete games in ``shards`` shards (each from its own seed, drawn here), then
+        the PPO update on their decisions in shard order."""
         cfg = self.cfg
         start = time.process_time()
-        eps = epsilon_at(cfg, self.samples) if cfg.algo == "dmc" else 0.0
+        seeds = [int(self.rng.integers(2**63)) for _ in range(cfg.shards)]
         self.net.eval()
-        batch = collect(self.engine, self.net, cfg.game, cfg.algo, self.rng, epsilon=eps, gamma=cfg.ppo.gamma, gae_lambda=cfg.ppo.gae_lambda,
-                        credit=cfg.credit, tables=self.tables(), round_cut=cfg.ppo.round_cut,
-                        round_baseline=cfg.ppo.round_baseline, round_target=cfg.dmc.round_target, oracle_critic=cfg.ppo.oracle_critic,
-                        oracle_rows=cfg.ppo.oracle_rows, vine_pairs=cfg.ppo.vine_pairs, pad_others=cfg.pad_others,
-                        td_lambda=cfg.dmc.td_lambda)
+        results = self.play(seeds)
+        batch = merge_batches([r.batch for r in results])
         self.net.train()
-        update = ppo_update if cfg.algo == "ppo" else dmc_update
         lr = learning_rate_at(cfg, self.samples)
         for group in self.opt.param_groups:
             group["lr"] = lr
-        stats = update(self.net, self.opt, batch, cfg, self.rng)
+        stats = ppo_update(self.net, self.opt, batch, cfg, self.rng)
         self.net.eval()
         self.iteration += 1
         self.samples += len(batch.actions)
         self.games += batch.games
-        self.train_seconds += time.process_time() - start  # CPU time: the machine is shared, so wall time is not compute
-        stats["epsilon"] = eps
+        # CPU time (the machine is shared, so wall time is not compute): this process's, and the shards' where other processes played them
+        self.train_seconds += time.process_time() - start + (0.0 if self.in_process else sum(r.cpu_seconds for r in results))
         if cfg.learning_rate_final is not None:
             stats["learning_rate"] = lr
         stats["mean_abs_outcome"] = float(np.abs(batch.outcomes).mean())
@@ -211,12 +210,12 @@ class Trainer:
         s = self.last_stats
         for n in cfg.table_sizes:
             for i, opp in enumerate(cfg.eval.opponents):
-                win, hw = match_batch(self.net, cfg.game, cfg.algo, n, opp, cfg.eval.games, seed=10_000 * (cfg.seed + 1) + 100 * n * multi + i,
+                win, hw = match_batch(self.net, cfg.game, n, opp, cfg.eval.games, seed=10_000 * (cfg.seed + 1) + 100 * n * multi + i,
                                       reward_mode=cfg.reward_mode)
                 rows.append({"iteration": self.iteration, "samples": self.samples, "games": self.games, "train_seconds": round(self.train_seconds, 2),
                              "wall_seconds": round(wall, 2), "opponent": opp, "num_players": n, "win_share": win, "half_width": hw,
                              "explained_variance": s.get("explained_variance", float("nan")), "entropy": s.get("entropy", float("nan")),
-                             "value_loss": s.get("value_loss", float("nan")), "epsilon": s.get("epsilon", float("nan"))})
+                             "value_loss": s.get("value_loss", float("nan"))})
         self.curve.extend(rows)
         return rows
 
@@ -312,7 +311,7 @@ def final_report(trainer: Trainer, games: int, seed: int = 4242, report: Path | 
     from grinch_env.evaluation.evaluate import evaluate
 
     cfg = trainer.cfg
-    agent = LearnerAgent(trainer.net, cfg.game, cfg.algo, name=f"{cfg.run_name}")
+    agent = LearnerAgent(trainer.net, cfg.game, name=f"{cfg.run_name}")
     out: dict[str, Any] = {}
     report = cfg.run_dir / "report" if report is None else Path(report)
     report.mkdir(parents=True, exist_ok=True)
@@ -334,53 +333,45 @@ def final_report(trainer: Trainer, games: int, seed: int = 4242, report: Path | 
 
 def train(trainer: Trainer, for_seconds: float | None = None, max_iterations: int | None = None, quiet: bool = False,
           curve: bool = True) -> Trainer:
-    """Train until the run's budget (or this piece's ``for_seconds``, or ``max_iterations``) is spent; save and return."""
+    """Train until the run's budget (or this piece's ``for_seconds``, or ``max_iterations``) is spent; save and return.
+
+    The trainer's workers are released at the end (:meth:`Trainer.close`)."""
     cfg = trainer.cfg
     torch.set_num_threads(cfg.torch_threads)
     start = time.perf_counter()
     piece_start = trainer.train_seconds
     last_save = time.perf_counter()
     sizes = cfg.table_sizes
-    title = f"{cfg.spec.title} {'/'.join(map(str, sizes))}p, {cfg.algo}"
+    title = f"{cfg.spec.title} {'/'.join(map(str, sizes))}p, ppo"
     parity = 1.0 / sizes[0]
     if curve and not trainer.curve:
         trainer.evaluate_curve(0.0)
         trainer.next_eval = cfg.eval.every_seconds
-    while not trainer.done(max_iterations):
-        if for_seconds is not None and trainer.train_seconds - piece_start >= for_seconds:
-            break
-        stats = trainer.step()
-        if not quiet:
-            print(f"it {trainer.iteration:4d} samples {trainer.samples:8d} games {trainer.games:6d} t {trainer.train_seconds:7.1f}s "
-                  + " ".join(f"{k} {v:.3g}" for k, v in stats.items()), flush=True)
-        if curve and trainer.train_seconds >= trainer.next_eval:
-            rows = trainer.evaluate_curve(time.perf_counter() - start)
-            trainer.next_eval += cfg.eval.every_seconds
-            write_curve(trainer.curve, cfg.run_dir, title, parity=parity)
+    try:
+        while not trainer.done(max_iterations):
+            if for_seconds is not None and trainer.train_seconds - piece_start >= for_seconds:
+                break
+            stats = trainer.step()
             if not quiet:
-                print("  curve: " + ", ".join(f"vs {r['opponent']} {r['num_players']}p {r['win_share']:.3f}±{r['half_width']:.3f}" for r in rows), flush=True)
-        if time.perf_counter() - last_save >= cfg.save_every_seconds:
-            trainer.save()
-            last_save = time.perf_counter()
+                print(f"it {trainer.iteration:4d} samples {trainer.samples:8d} games {trainer.games:6d} t {trainer.train_seconds:7.1f}s "
+                      + " ".join(f"{k} {v:.3g}" for k, v in stats.items()), flush=True)
+            if curve and trainer.train_seconds >= trainer.next_eval:
+                rows = trainer.evaluate_curve(time.perf_counter() - start)
+                trainer.next_eval += cfg.eval.every_seconds
+                write_curve(trainer.curve, cfg.run_dir, title, parity=parity)
+                if not quiet:
+                    print("  curve: " + ", ".join(f"vs {r['opponent']} {r['num_players']}p {r['win_share']:.3f}±{r['half_width']:.3f}" for r in rows), flush=True)
+            if time.perf_counter() - last_save >= cfg.save_every_seconds:
+                trainer.save()
+                last_save = time.perf_counter()
+    finally:
+        trainer.close()  # the workers (Ray actors) go; a later piece opens them again
     if curve and trainer.done(max_iterations) and trainer.curve and trainer.curve[-1]["iteration"] != trainer.iteration:
         trainer.evaluate_curve(time.perf_counter() - start)
     trainer.save()
     if curve:
         write_curve(trainer.curve, cfg.run_dir, title, parity=parity)
     return trainer
-
-
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m training.learner.run", description=__doc__.split("\n\n")[0])
-    p.add_argument("--config", help="a configs/learner_*.yaml file (a fresh run)")
-    p.add_argument("--resume", metavar="RUN_DIR", help="continue the run saved in RUN_DIR (or a latest.pt) exactly")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a config key (dotted, e.g. algo=dmc)")
-    p.add_argument("--for-seconds", type=float, help="stop this piece after this much training time (resume later)")
-    p.add_argument("--final-games", type=int, help="games per opponent in the final report (default: eval.final_games)")
-    p.add_argument("--report", metavar="RUN_DIR", help="only evaluate the network saved in RUN_DIR (seat-rotated, paired deals) and write RUN_DIR/report/ "
-                   "(--set eval.final_opponents=[...] picks the opponents, --set num_players=[...] the sizes; other matches already in its "
-                   "summary.json are kept)")
-    return p
 
 
 def resume_where_loaded(path: str | Path, overrides: list[str], saved: dict[str, Any]) -> list[str]:
@@ -393,39 +384,3 @@ def resume_where_loaded(path: str | Path, overrides: list[str], saved: dict[str,
     given = {item.partition("=")[0].strip() for item in overrides}
     keep = {"checkpoint_dir": str(home.parent), "run_name": home.name}
     return [f"{key}={json.dumps(value)}" for key, value in keep.items() if key not in given] + list(overrides)
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    if args.report:
-        trainer = Trainer.load(args.report, args.set)  # --set may pick the report's opponents (eval.final_opponents=[greedy])
-        torch.set_num_threads(trainer.cfg.torch_threads)
-        run_dir = Path(args.report) if Path(args.report).is_dir() else Path(args.report).parent
-        final_report(trainer, trainer.cfg.eval.final_games if args.final_games is None else args.final_games, report=run_dir / "report")
-        return 0
-    if bool(args.config) == bool(args.resume):
-        print("error: give exactly one of --config (a fresh run) or --resume RUN_DIR", file=sys.stderr)
-        return 2
-    if args.resume:
-        trainer = Trainer.load(args.resume, args.set)
-    else:
-        cfg = load_config(args.config, args.set)
-        if (cfg.run_dir / LATEST).exists():
-            print(f"error: {cfg.run_dir / LATEST} exists: resume it with --resume {cfg.run_dir}, or pick another run_name (--set run_name=...)",
-                  file=sys.stderr)
-            return 2
-        trainer = Trainer.load(cfg.branch_from, config=cfg) if cfg.branch_from else Trainer(cfg)
-    import yaml
-
-    # the config this piece runs under (a resume's --set included), beside the run's latest.pt
-    trainer.cfg.run_dir.mkdir(parents=True, exist_ok=True)
-    (trainer.cfg.run_dir / "config.yaml").write_text(yaml.safe_dump(trainer.cfg.model_dump(), sort_keys=False))
-    train(trainer, for_seconds=args.for_seconds)
-    games = trainer.cfg.eval.final_games if args.final_games is None else args.final_games
-    if trainer.done() and games > 0:
-        final_report(trainer, games)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

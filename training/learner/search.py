@@ -53,9 +53,8 @@ import torch
 from grinch_env.agent_base import AgentOptionError
 from training.learner.config import table_sizes
 from training.learner.formats import LATEST, LEARNER_FORMATS
-from training.learner.net import TokenNet
+from training.learner.net import MASK_VALUE, TokenNet
 from training.learner.rollout import LearnerAgent, net_tokens
-from training.model import MASK_VALUE
 
 HORIZON_WORDS = ("round", "end")
 ALLOWED_OPTIONS = {
@@ -167,6 +166,8 @@ class NetSearch:
         if game not in RULES:
             raise ValueError(f"NetSearch plays {sorted(RULES)}, got game {game!r}")
         parse_options({"search": 1, "samples": samples, "top_k": top_k, "horizon": horizon}, "NetSearch")
+        if algo != "ppo":
+            raise ValueError(f"NetSearch reads the network's policy logits (algo 'ppo'); got algo {algo!r} (Deep Monte-Carlo's Q is retired)")
         self.net, self.game, self.algo, self.credit, self.reward_mode = net, game, algo, credit, reward_mode
         self.samples, self.top_k, self.horizon = samples, top_k, horizon
         self.rules = RULES[game]()
@@ -176,8 +177,8 @@ class NetSearch:
     def _forward(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         st, at = net_tokens(self.net, self.game, obs)
         with torch.inference_mode():  # a little cheaper than no_grad at the search's small batches (benchmarks/bench_learner.py)
-            logits, q, v = self.net(st, at)
-        return (logits if self.algo == "ppo" else q).numpy(), v.numpy()
+            logits, _, v = self.net(st, at)
+        return logits.numpy(), v.numpy()
 
     def prior(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Return the legal actions in the network's order of preference (ties: lowest id)."""
@@ -288,8 +289,8 @@ def _timed(name: str, start: float, decisions: int = 1) -> None:
 class TimedLearnerAgent(LearnerAgent):
     """:class:`LearnerAgent` that records its decisions and time in :data:`TIMING` (and states its table sizes)."""
 
-    def __init__(self, net: TokenNet, game: str, algo: str, name: str, num_players: list[int], batch_key: Any = None) -> None:
-        super().__init__(net, game, algo, name)
+    def __init__(self, net: TokenNet, game: str, name: str, num_players: list[int], batch_key: Any = None) -> None:
+        super().__init__(net, game, name)
         self.num_players = num_players
         self.batch_key = batch_key  # equal for copies of one checkpoint: the lockstep harness batches their decisions
 
@@ -381,6 +382,9 @@ def net_from_checkpoint(ckpt: dict[str, Any], file: Path) -> tuple[TokenNet, dic
         raise ValueError(f"{str(file)!r} is not a learner checkpoint (format {ckpt.get('format') if isinstance(ckpt, dict) else None!r}, "
                          f"expected one of {learner_formats()})")
     cfg = ckpt["config"]
+    if cfg.get("algo", "ppo") != "ppo":  # older checkpoints store the family; Deep Monte-Carlo's networks learned Q only
+        raise ValueError(f"{str(file)!r} is a run of algo {cfg['algo']!r} (Deep Monte-Carlo), a retired family: its network learned "
+                         "Q-values, which no agent reads any more; only PPO runs play")
     want = tokens_module(cfg["game"]).TOKENS_VERSION
     if ckpt.get("tokens_version", 1) != want:
         raise ValueError(f"{str(file)!r} was trained on tokens version {ckpt.get('tokens_version', 1)} of {cfg['game']}; this code encodes version {want}")
@@ -399,11 +403,11 @@ def learner_agent_from(ckpt: dict[str, Any], file: Path, seed: int | None = None
     # copies with the same weights and options are one agent to the lockstep harness, which batches their decisions
     key = (hashlib.sha1(b"".join(t.numpy().tobytes() for t in net.state_dict().values())).hexdigest(), opts)
     if not opts.search:
-        return TimedLearnerAgent(net, cfg["game"], cfg["algo"], name, sizes, key)
+        return TimedLearnerAgent(net, cfg["game"], name, sizes, key)
     if cfg.get("ppo", {}).get("oracle_critic") and opts.horizon != "end":
         raise AgentOptionError(f"learner checkpoint {str(file)!r} was trained with ppo.oracle_critic: its value head reads the other hands, "
                                f"which a player cannot see, so its search needs horizon=end (leaves at the game's end), got horizon={opts.horizon!r}")
-    return NetSearchAgent(net, cfg["game"], cfg["algo"], cfg.get("credit", "game"), cfg.get("reward_mode", "margin"), opts, name, sizes, seed, key)
+    return NetSearchAgent(net, cfg["game"], "ppo", cfg.get("credit", "game"), cfg.get("reward_mode", "margin"), opts, name, sizes, seed, key)
 
 
 def load_learner_agent(path: str | Path, seed: int | None = None, options: dict[str, Any] | None = None):

@@ -13,8 +13,6 @@ spec               agent
                    the round, batched in the engine (:mod:`.search`); options
                    ``playouts`` (64 per move), ``policy`` (``rows`` or a
                    checkpoint path), e.g. ``search:playouts=256``
-``oracle``         expectimax shown the true deck order (needs ``see(game)``
-                   before each ``act``: ``training.match`` plays it)
 =================  ==============================================================
 
 Built-in agents take the game's ``bonus_layout`` as a keyword.
@@ -24,11 +22,9 @@ from __future__ import annotations
 
 from grinch_env.grinch.agents.base import BaseAgent, View, decode, legal_actions
 from grinch_env.grinch.agents.expectimax import ExpectimaxAgent
-from grinch_env.grinch.agents.oracle import OracleAgent
 from grinch_env.grinch.agents.search import SearchAgent
 from grinch_env.grinch.agents.simple import GreedyAgent, RandomAgent
 
-AGENT_CLASSES: dict[str, type] = {"random": RandomAgent, "greedy": GreedyAgent, "expectimax": ExpectimaxAgent, "search": SearchAgent,
-                                   "oracle": OracleAgent}
+AGENT_CLASSES: dict[str, type] = {"random": RandomAgent, "greedy": GreedyAgent, "expectimax": ExpectimaxAgent, "search": SearchAgent}
 
-__all__ = ["AGENT_CLASSES", "BaseAgent", "ExpectimaxAgent", "GreedyAgent", "OracleAgent", "RandomAgent", "SearchAgent", "View", "decode", "legal_actions"]
+__all__ = ["AGENT_CLASSES", "BaseAgent", "ExpectimaxAgent", "GreedyAgent", "RandomAgent", "SearchAgent", "View", "decode", "legal_actions"]

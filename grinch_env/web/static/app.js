@@ -63,6 +63,7 @@ function gameChanged(select) {
   const list = $(input.getAttribute("list"));
   list.innerHTML = "";
   for (const a of g.agents) list.appendChild(new Option(a));
+  if (g.champion) list.appendChild(new Option("champion"));  // the game's shipped learned agent (make_agent("champion"))
   for (const c of catalogue.checkpoints) if (c.game === select.value) list.appendChild(new Option(c.path));
 }
 
