@@ -29,7 +29,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from grinch_env.games import get_game  # noqa: E402
-from training.learner.algos import dmc_update, ppo_update  # noqa: E402
+from training.learner.algos import ppo_update  # noqa: E402
 from training.learner.config import load_config  # noqa: E402
 from training.learner.rollout import collect, tokens_module  # noqa: E402
 from training.learner.run import build_net  # noqa: E402
@@ -86,17 +86,14 @@ def main(argv: list[str] | None = None) -> int:
         with ctx():
             _, t = _cpu(lambda: [net(s, a) for s, a in small])
         print(f"  network forward (8 at a time, {mode:>14})   {len(small) / t:10,.0f} calls/s")
-    for algo, update in (("ppo", ppo_update), ("dmc", dmc_update)):
-        c = cfg.model_copy(update={"algo": algo})
-        roll, t_roll = _cpu(lambda a=algo: collect(engine, net, args.game, a, rng, epsilon=0.1))
-        net.train()
-        _, t_up = _cpu(lambda u=update, r=roll, c=c: u(net, torch.optim.Adam(net.parameters(), lr=1e-4), r, c, rng))
-        net.eval()
-        k = len(roll.actions)
-        epochs = c.ppo.update_epochs if algo == "ppo" else c.dmc.update_epochs
-        print(f"  {algo}: rollout (engine + tokens + net)      {k / t_roll:10,.0f} samples/s   ({roll.games} games, {k} samples)")
-        print(f"  {algo}: update ({epochs} epoch(s), minibatch {c.minibatch_size})   {k / t_up:10,.0f} samples/s")
-        print(f"  {algo}: training end to end                {k / (t_roll + t_up):10,.0f} samples/s")
+    roll, t_roll = _cpu(lambda: collect(engine, net, args.game, rng))
+    net.train()
+    _, t_up = _cpu(lambda: ppo_update(net, torch.optim.Adam(net.parameters(), lr=1e-4), roll, cfg, rng))
+    net.eval()
+    k = len(roll.actions)
+    print(f"  ppo: rollout (engine + tokens + net)      {k / t_roll:10,.0f} samples/s   ({roll.games} games, {k} samples)")
+    print(f"  ppo: update ({cfg.ppo.update_epochs} epoch(s), minibatch {cfg.minibatch_size})   {k / t_up:10,.0f} samples/s")
+    print(f"  ppo: training end to end                {k / (t_roll + t_up):10,.0f} samples/s")
     return 0
 
 

@@ -10,12 +10,11 @@ import pytest
 import torch
 
 from grinch_env.games import get_game
-from training.learner.algos import dmc_update, ppo_update
+from training.learner.algos import ppo_update
 from training.learner.config import load_config
 from training.learner.net import TokenNet
-from training.learner.rollout import Batch, LearnerAgent, collect, encode, final_returns
-from training.learner.run import Trainer, curve_series, main, train
-from training.ppo import seat_gae
+from training.learner.rollout import Batch, LearnerAgent, ShardPlayer, collect, encode, final_returns, seat_gae
+from training.learner.run import Trainer, curve_series, final_report, train
 
 
 def test_final_returns_credit_each_decision_with_its_own_seats_reward():
@@ -52,42 +51,18 @@ def _engine(game: str, n: int, envs: int, reward_mode: str):
     return get_game(game).vector(num_envs=envs, num_players=n, seed=0, reward_mode=reward_mode)
 
 
-@pytest.mark.parametrize("algo,epsilon", [("ppo", 0.0), ("dmc", 1.0), ("dmc", 0.0)])
-def test_collected_actions_respect_the_masks_and_rewards_sum_to_zero(algo, epsilon):
+def test_collected_actions_respect_the_masks_and_rewards_sum_to_zero():
     torch.manual_seed(0)
     net = TokenNet(d_model=16, heads=2, ff=16)
     # make illegal actions the most tempting ones: a mask that leaked would show at once
     with torch.no_grad():
         net.logit.bias.fill_(0.0)
-        net.q.bias.fill_(5.0)
-    batch = collect(_engine("grinch", 2, 3, "win"), net, "grinch", algo, np.random.default_rng(0), epsilon=epsilon)
+    batch = collect(_engine("grinch", 2, 3, "win"), net, "grinch", np.random.default_rng(0))
     assert batch.games == 3 and batch.steps == len(batch.actions) == 3 * 84  # a 2-player Grinch game is 84 decisions
     assert batch.masks[np.arange(len(batch.actions)), batch.actions].all()
     # win reward at 2 players: each decision's return is its seat's +1 / -1 (or 0 in a tie); both seats of a game sum to 0
     assert set(np.unique(batch.outcomes)) <= {-1.0, 0.0, 1.0}
     assert batch.outcomes.sum() == 0.0
-    if algo == "dmc":
-        assert np.array_equal(batch.returns, batch.outcomes)  # DMC's target is the Monte-Carlo return itself
-
-
-def test_network_fits_known_values_of_a_fixed_deal():
-    """Q of the taken actions of one fixed-deal Gnoming game learns those decisions' exact final returns."""
-    torch.manual_seed(0)
-    net = TokenNet(d_model=32, heads=4, ff=64)
-    cfg = load_config(None, ["game=gnoming", "num_players=3", "algo=dmc", "minibatch_size=64", "learning_rate=0.003"])
-    batch = collect(_engine("gnoming", 3, 1, "margin"), net, "gnoming", "dmc", np.random.default_rng(3), epsilon=1.0)
-    pick = np.random.default_rng(0).choice(len(batch.actions), 64, replace=False)
-    small = Batch(**{k: (v[pick] if isinstance(v, np.ndarray) else v) for k, v in batch.__dict__.items()})
-    targets = small.returns
-    assert len(np.unique(targets)) == 3  # the three seats' margins of that one game, all different
-    opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate)
-    rng = np.random.default_rng(0)
-    for _ in range(300):
-        dmc_update(net, opt, small, cfg, rng)
-    st, at = encode("gnoming", small.obs)
-    with torch.no_grad():
-        q = net(st, at)[1].gather(1, torch.from_numpy(small.actions)[:, None]).squeeze(1).numpy()
-    assert np.abs(q - targets).max() < 0.02, (q, targets)
 
 
 @pytest.mark.parametrize("game", ["grinch", "gnoming"])
@@ -144,7 +119,7 @@ def test_ppo_update_raises_the_probability_of_an_advantaged_action():
     torch.manual_seed(0)
     net = TokenNet(d_model=16, heads=2, ff=16)
     cfg = load_config(None, ["game=grinch", "num_players=2", "minibatch_size=32", "learning_rate=0.01", "ppo.ent_coef=0"])
-    batch = collect(_engine("grinch", 2, 1, "win"), net, "grinch", "ppo", np.random.default_rng(1))
+    batch = collect(_engine("grinch", 2, 1, "win"), net, "grinch", np.random.default_rng(1))
     rows = np.flatnonzero(batch.masks.sum(1) > 1)[:32]
     b = Batch(**{k: (v[rows] if isinstance(v, np.ndarray) else v) for k, v in batch.__dict__.items()})
     b.advantages = np.where(np.arange(len(rows)) % 2 == 0, 1.0, -1.0).astype(np.float32)  # reward the even rows' actions
@@ -164,16 +139,16 @@ def test_ppo_update_raises_the_probability_of_an_advantaged_action():
     assert change[::2].mean() > 0 > change[1::2].mean()
 
 
-def _tiny(tmp_path, algo: str) -> list[str]:
-    return [f"algo={algo}", "game=grinch", "num_players=2", "num_envs=2", "minibatch_size=64", f"checkpoint_dir={tmp_path}",
-            f"run_name={algo}", "net.d_model=16", "net.heads=2", "net.ff=16", "eval.games=2", "eval.opponents=[random]",
-            "dmc.epsilon_decay_samples=300"]
+def _tiny(tmp_path, name: str = "ppo") -> list[str]:
+    return ["game=grinch", "num_players=2", "num_envs=2", "minibatch_size=64", f"checkpoint_dir={tmp_path}",
+            f"run_name={name}", "net.d_model=16", "net.heads=2", "net.ff=16", "eval.games=2", "eval.opponents=[random]"]
 
 
-@pytest.mark.parametrize("algo", ["ppo", "dmc"])
-def test_resume_is_exact(tmp_path, algo):
-    straight = train(Trainer(load_config(None, _tiny(tmp_path / "a", algo))), max_iterations=4, quiet=True)
-    first = train(Trainer(load_config(None, _tiny(tmp_path / "b", algo))), max_iterations=2, quiet=True)
+@pytest.mark.parametrize("shards", [1, 2])
+def test_resume_is_exact(tmp_path, shards):
+    kw = [f"shards={shards}"]
+    straight = train(Trainer(load_config(None, _tiny(tmp_path / "a") + kw)), max_iterations=4, quiet=True)
+    first = train(Trainer(load_config(None, _tiny(tmp_path / "b") + kw)), max_iterations=2, quiet=True)
     shutil.copytree(first.cfg.run_dir, tmp_path / "copy")
     resumed = train(Trainer.load(first.cfg.run_dir), max_iterations=4, quiet=True)
     assert resumed.iteration == straight.iteration == 4 and resumed.samples == straight.samples
@@ -183,15 +158,15 @@ def test_resume_is_exact(tmp_path, algo):
     assert all(torch.equal(oa[i]["exp_avg"], ob[i]["exp_avg"]) for i in oa)
     assert straight.rng.bit_generator.state == resumed.rng.bit_generator.state
     assert straight.curve[-1] | {"wall_seconds": 0, "train_seconds": 0} == resumed.curve[-1] | {"wall_seconds": 0, "train_seconds": 0}
-    assert (tmp_path / "b" / algo / "curve.csv").read_text().count("\n") == 1 + len(resumed.curve)
-    assert (tmp_path / "b" / algo / "curve.png").stat().st_size > 0
-    # --resume of a copied run goes on in the copy, to the same weights, and leaves the run it was copied from alone
-    before = (tmp_path / "b" / algo / "latest.pt").read_bytes()
-    assert main(["--resume", str(tmp_path / "copy"), "--set", f"max_samples={straight.samples}", "--final-games", "0"]) == 0
+    assert (tmp_path / "b" / "ppo" / "curve.csv").read_text().count("\n") == 1 + len(resumed.curve)
+    assert (tmp_path / "b" / "ppo" / "curve.png").stat().st_size > 0
+    # a resume of a copied run goes on in the copy, to the same weights, and leaves the run it was copied from alone
+    before = (tmp_path / "b" / "ppo" / "latest.pt").read_bytes()
+    train(Trainer.load(tmp_path / "copy", [f"max_samples={straight.samples}"]), quiet=True)
     copy = Trainer.load(tmp_path / "copy")
     assert (copy.cfg.run_dir, copy.iteration) == (tmp_path / "copy", 4)
     assert all(torch.equal(a[k], copy.net.state_dict()[k]) for k in a)
-    assert (tmp_path / "b" / algo / "latest.pt").read_bytes() == before
+    assert (tmp_path / "b" / "ppo" / "latest.pt").read_bytes() == before
 
 
 def test_learning_rate_anneals_by_samples_and_resumes_exactly(tmp_path):
@@ -204,19 +179,19 @@ def test_learning_rate_anneals_by_samples_and_resumes_exactly(tmp_path):
     assert [learning_rate_at(cfg, n) for n in (0, 500, 1000, 5000)] == pytest.approx([0.003, 0.00165, 0.0003, 0.0003])
     assert learning_rate_at(load_config(None, ["learning_rate=0.003"]), 10**9) == 0.003
     anneal = ["learning_rate=0.003", "learning_rate_final=0.0003", "anneal_samples=400"]
-    t = Trainer(load_config(None, _tiny(tmp_path / "s", "ppo") + anneal))
+    t = Trainer(load_config(None, _tiny(tmp_path / "s") + anneal))
     t.step()
     assert t.opt.param_groups[0]["lr"] == 0.003 and t.last_stats["learning_rate"] == 0.003
     before = t.samples
     assert 0 < before < 400
     t.step()
     assert t.opt.param_groups[0]["lr"] == pytest.approx(0.003 - 0.0027 * before / 400)
-    straight = train(Trainer(load_config(None, _tiny(tmp_path / "a", "ppo") + anneal)), max_iterations=4, quiet=True)
-    first = train(Trainer(load_config(None, _tiny(tmp_path / "b", "ppo") + anneal)), max_iterations=2, quiet=True)
+    straight = train(Trainer(load_config(None, _tiny(tmp_path / "a") + anneal)), max_iterations=4, quiet=True)
+    first = train(Trainer(load_config(None, _tiny(tmp_path / "b") + anneal)), max_iterations=2, quiet=True)
     resumed = train(Trainer.load(first.cfg.run_dir), max_iterations=4, quiet=True)
     a, b = straight.net.state_dict(), resumed.net.state_dict()
     assert resumed.samples == straight.samples and all(torch.equal(a[k], b[k]) for k in a)
-    plain = train(Trainer(load_config(None, _tiny(tmp_path / "c", "ppo") + ["learning_rate=0.003"])), max_iterations=4, quiet=True).net.state_dict()
+    plain = train(Trainer(load_config(None, _tiny(tmp_path / "c") + ["learning_rate=0.003"])), max_iterations=4, quiet=True).net.state_dict()
     assert not all(torch.equal(a[k], plain[k]) for k in a)  # the anneal, not the starting rate, changed the updates
     with pytest.raises(ValueError, match="learning_rate_final and anneal_samples set the learning rate's linear anneal together"):
         load_config(None, ["learning_rate_final=0.0003"])
@@ -237,7 +212,7 @@ def test_learner_agent_plays_in_the_harness():
     from grinch_env.evaluation.evaluate import evaluate
 
     torch.manual_seed(0)
-    agent = LearnerAgent(TokenNet(d_model=16, heads=2, ff=16), "gnoming", "ppo")
+    agent = LearnerAgent(TokenNet(d_model=16, heads=2, ff=16), "gnoming")
     res = evaluate([agent, "random", "random"], num_players=3, num_games=3, seed=0, game="gnoming")
     assert res.per_agent[res.agents[0]]["seat_games"] == 3
 
@@ -256,12 +231,12 @@ def test_config_errors_name_the_key():
 def test_round_credit_pays_each_round_its_margin_and_adds_up_to_the_game():
     torch.manual_seed(0)
     net = TokenNet(d_model=16, heads=2, ff=16)
-    kw = dict(epsilon=1.0)  # uniform random play from the same stream: the same game twice
-    whole = collect(_engine("gnoming", 3, 1, "margin"), net, "gnoming", "dmc", np.random.default_rng(5), **kw)
-    rounds = collect(_engine("gnoming", 3, 1, "margin"), net, "gnoming", "dmc", np.random.default_rng(5), credit="round", **kw)
+    # the same stream for the policy's samples: the same game twice
+    whole = collect(_engine("gnoming", 3, 1, "margin"), net, "gnoming", np.random.default_rng(5), generator=torch.Generator().manual_seed(5))
+    rounds = collect(_engine("gnoming", 3, 1, "margin"), net, "gnoming", np.random.default_rng(5), credit="round",
+                     generator=torch.Generator().manual_seed(5))
     assert np.array_equal(whole.actions, rounds.actions) and whole.games == rounds.games == 1
     from grinch_env.gnoming import encoding as enc
-
 
     round_of = rounds.obs[:, enc.ROUND:enc.ROUND + 3].astype(np.float32).argmax(1)
     # a decision's seat is told apart by its game margin (the three differ in this game); within a round its outcome
@@ -276,12 +251,10 @@ def test_round_credit_pays_each_round_its_margin_and_adds_up_to_the_game():
 
 
 def test_one_run_trains_and_reports_on_several_table_sizes(tmp_path, monkeypatch):
-    from training.learner.run import final_report
-
     cfg = load_config(None, _tiny(tmp_path, "ppo") + ["num_players=[2, 3]", "eval.final_games=2"])
     assert cfg.table_sizes == [2, 3]
     trainer = Trainer(cfg)
-    assert list(trainer.engine.num_players) == [2, 3]  # slot i plays the i-th size (cyclically)
+    assert list(ShardPlayer(cfg).engine.num_players) == [2, 3]  # slot i plays the i-th size (cyclically)
     train(trainer, max_iterations=1, quiet=True)
     assert [(r["iteration"], r["num_players"]) for r in trainer.curve] == [(0, 2), (0, 3), (1, 2), (1, 3)]
     header, *rows = (tmp_path / "ppo" / "curve.csv").read_text().splitlines()
@@ -290,13 +263,13 @@ def test_one_run_trains_and_reports_on_several_table_sizes(tmp_path, monkeypatch
     assert sorted(out) == ["random@2p", "random@3p"]
     assert (out["random@2p"]["parity"], out["random@3p"]["parity"]) == (0.5, pytest.approx(1 / 3))
     assert sorted(p.name for p in (tmp_path / "ppo" / "report").iterdir()) == ["summary.json", "vs_random_2p.txt", "vs_random_3p.txt"]
-    # --report evaluates a run directory wherever it was copied to, writes the report there, and takes --set for its opponents
+    # a report evaluates a run directory wherever it was copied to, writes the report there, and takes overrides for its opponents
     shutil.copytree(tmp_path / "ppo", tmp_path / "copy", ignore=shutil.ignore_patterns("report"))
-    assert main(["--report", str(tmp_path / "copy"), "--final-games", "2", "--set", "eval.final_opponents=[greedy]"]) == 0
+    final_report(Trainer.load(tmp_path / "copy", ["eval.final_opponents=[greedy]"]), games=2)
     copied = json.loads((tmp_path / "copy" / "report" / "summary.json").read_text())
     assert sorted(copied) == ["greedy@2p", "greedy@3p"] and copied["greedy@3p"]["games"] == 2
     # a second report into the same directory adds its matches and keeps the earlier ones
-    assert main(["--report", str(tmp_path / "copy"), "--final-games", "3", "--set", "eval.final_opponents=[random]", "--set", "num_players=[3, 2]"]) == 0
+    final_report(Trainer.load(tmp_path / "copy", ["eval.final_opponents=[random]", "num_players=[3, 2]"]), games=3)
     merged = json.loads((tmp_path / "copy" / "report" / "summary.json").read_text())
     assert sorted(merged) == ["greedy@2p", "greedy@3p", "random@2p", "random@3p"]
     assert [merged[k]["games"] for k in sorted(merged)] == [2, 2, 3, 3]
@@ -327,31 +300,26 @@ def test_table_size_lists_are_checked():
         load_config(None, ["game=gnoming", "num_players=[3, 4, 5, 6, 7]", "num_envs=32"])
 
 
-def test_the_grinch_noid_config_is_the_default_recipe_without_action_card_ids():
-    """configs/learner_grinch_noid.yaml, whose figures docs/results/learner_grinch.md measured as the default config with
-    ``net.action_card_ids=false``, differs from the default in that key and the run name only."""
-    default = load_config("configs/learner_grinch.yaml").model_dump()
-    noid = load_config("configs/learner_grinch_noid.yaml").model_dump()
-    assert {k for k in default if default[k] != noid[k]} == {"run_name", "net"}
-    assert {k for k in default["net"] if default["net"][k] != noid["net"][k]} == {"action_card_ids"}
-    assert default["net"]["action_card_ids"] is True and noid["net"]["action_card_ids"] is False
+def test_a_checkpoint_with_retired_options_still_loads_and_a_dmc_one_says_why_not(tmp_path):
+    """Older checkpoints store ``algo: ppo``, a ``dmc:`` section and ``ppo.vine_*`` keys: the trainer and the agent loader
+    drop them; a Deep Monte-Carlo run (``algo: dmc``, whose network learned Q only) is refused, saying why."""
+    from training.checkpoint import atomic_torch_save
+    from training.learner.search import load_learner_agent
 
-
-def test_the_grinch_cards_config_is_the_noid_recipe_with_the_moved_cards_columns():
-    """configs/learner_grinch_cards.yaml, measured in docs/results/learner_grinch.md (sixteenth session) as the noid
-    recipe with ``net.token_options=[action_cards]``, differs from it in that key and the run name only."""
-    noid = load_config("configs/learner_grinch_noid.yaml").model_dump()
-    cards = load_config("configs/learner_grinch_cards.yaml").model_dump()
-    assert {k for k in noid if noid[k] != cards[k]} == {"run_name", "net"}
-    assert {k for k in noid["net"] if noid["net"][k] != cards["net"][k]} == {"token_options"}
-    assert noid["net"]["token_options"] == [] and cards["net"]["token_options"] == ["action_cards"]
-
-
-def test_the_grinch_afterstate_config_is_the_cards_recipe_with_the_afterstate_head():
-    """configs/learner_grinch_afterstate.yaml, measured in docs/results/learner_grinch.md (seventeenth session) as the
-    cards recipe with ``net.afterstate_head=128``, differs from it in that key and the run name only."""
-    cards = load_config("configs/learner_grinch_cards.yaml").model_dump()
-    after = load_config("configs/learner_grinch_afterstate.yaml").model_dump()
-    assert {k for k in cards if cards[k] != after[k]} == {"run_name", "net"}
-    assert {k for k in cards["net"] if cards["net"][k] != after["net"][k]} == {"afterstate_head"}
-    assert cards["net"]["afterstate_head"] == 0 and after["net"]["afterstate_head"] == 128
+    trainer = Trainer(load_config(None, _tiny(tmp_path)))
+    state = trainer.state()
+    state["config"] = {**state["config"], "algo": "ppo", "dmc": {"epsilon_start": 0.2, "td_lambda": 1.0},
+                       "ppo": {**state["config"]["ppo"], "vine_pairs": 0, "vine_coef": 1.0, "vine_form": "logistic"}}
+    atomic_torch_save(state, tmp_path / "old" / "latest.pt")
+    loaded = Trainer.load(tmp_path / "old", ["workers=2"])
+    assert loaded.cfg.run_dir == tmp_path / "old" and loaded.cfg.workers == 2 and loaded.cfg.shards == 1
+    assert all(torch.equal(v, loaded.net.state_dict()[k]) for k, v in trainer.net.state_dict().items())
+    assert load_learner_agent(tmp_path / "old").act_batch is not None
+    state["config"]["algo"] = "dmc"
+    atomic_torch_save(state, tmp_path / "dmc" / "latest.pt")
+    with pytest.raises(ValueError, match=r"algo='dmc' \(Deep Monte-Carlo\), a retired family"):
+        Trainer.load(tmp_path / "dmc")
+    with pytest.raises(ValueError, match=r"a run of algo 'dmc' \(Deep Monte-Carlo\), a retired family"):
+        load_learner_agent(tmp_path / "dmc")
+    with pytest.raises(ValueError, match="dmc"):  # a config file of the retired family is refused outright
+        load_config(None, ["dmc.td_lambda=0.5"])

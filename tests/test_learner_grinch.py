@@ -108,13 +108,13 @@ def test_pad_rewards_by_hand_sum_to_the_game_margin():
     np.testing.assert_allclose(adv_end[:5, 0], [0.10, 0.10, 0.10, -0.1, 0.05], atol=1e-6)
 
 
-@pytest.mark.parametrize("n,algo", [(2, "dmc"), (3, "ppo"), (5, "dmc")])
-def test_pad_credit_returns_are_the_margin_still_to_come(n, algo):
+@pytest.mark.parametrize("n", [2, 3, 5])
+def test_pad_credit_returns_are_the_margin_still_to_come(n):
     """On real games: every decision's return is the game's margin less its seat's banked margin, and the first is the margin."""
     torch.manual_seed(0)
     net = TokenNet(d_model=16, heads=2, ff=16, value_global=True)
     engine = get_game("grinch").vector(num_envs=3, num_players=n, seed=0, reward_mode="margin")
-    batch = collect(engine, net, "grinch", algo, np.random.default_rng(n), epsilon=1.0, gae_lambda=1.0, credit="pad")
+    batch = collect(engine, net, "grinch", np.random.default_rng(n), gae_lambda=1.0, credit="pad")
     phi = rt.banked_margin(batch.obs.astype(np.float32))
     assert batch.games == 3 and np.abs(phi).max() > 0.1  # the pads do fill
     np.testing.assert_allclose(batch.returns, batch.outcomes - phi, atol=2e-5)
@@ -150,7 +150,7 @@ def test_round_cut_stops_the_trace_at_score_decisions_and_is_pad_ppo_only():
         torch.manual_seed(1)  # the policy's samples
         engine = get_game("grinch").vector(num_envs=1, num_players=2, seed=0, reward_mode="margin")
         tables = Tables(learner_seat=np.array([1]), groups=[(np.array([0]), _FirstLegal())])
-        return collect(engine, net, "grinch", "ppo", np.random.default_rng(0), gae_lambda=1.0, credit="pad", tables=tables, round_cut=cut)
+        return collect(engine, net, "grinch", np.random.default_rng(0), gae_lambda=1.0, credit="pad", tables=tables, round_cut=cut)
 
     b, full = run(True), run(False)
     np.testing.assert_array_equal(b.actions, full.actions)  # the same game: the cut changes only the targets
@@ -164,8 +164,8 @@ def test_round_cut_stops_the_trace_at_score_decisions_and_is_pad_ppo_only():
     np.testing.assert_allclose(full.returns, b.outcomes - phi, atol=1e-5)  # without the cut: the Monte-Carlo margin still to come
     assert not np.allclose(b.returns[:-1], full.returns[:-1], atol=1e-3)
     with pytest.raises(ValueError, match="round_cut stops PPO's GAE trace"):
-        collect(get_game("grinch").vector(num_envs=1, num_players=2, seed=0, reward_mode="margin"), net, "grinch", "dmc",
-                np.random.default_rng(0), credit="pad", round_cut=True)
+        collect(get_game("grinch").vector(num_envs=1, num_players=2, seed=0, reward_mode="margin"), net, "grinch",
+                np.random.default_rng(0), round_cut=True)
     with pytest.raises(ValueError, match="ppo.round_cut stops PPO's GAE trace"):
         load_config(None, ["game=grinch", "num_players=2", "ppo.round_cut=true"])
     assert load_config(None, ["game=grinch", "num_players=2", "credit=pad", "ppo.round_cut=true"]).ppo.round_cut
@@ -179,7 +179,7 @@ def test_pad_credit_config_is_grinch_margin_only():
         load_config(None, ["game=grinch", "num_players=2", "credit=pad", "reward_mode=win"])
     engine = get_game("grinch").vector(num_envs=1, num_players=2, seed=0, reward_mode="win")
     with pytest.raises(ValueError, match="credit='pad' needs Grinch with reward_mode='margin'"):
-        collect(engine, TokenNet(d_model=16, heads=2, ff=16), "grinch", "ppo", np.random.default_rng(0), credit="pad")
+        collect(engine, TokenNet(d_model=16, heads=2, ff=16), "grinch", np.random.default_rng(0), credit="pad")
 
 
 def test_value_global_reads_the_global_token():
@@ -201,52 +201,17 @@ def test_pad_credit_with_every_table_size_in_one_rollout():
     """The long config's mixed tables (2-6 players in one engine): each seat's banked margin uses its own table's size."""
     torch.manual_seed(0)
     engine = get_game("grinch").vector(num_envs=5, num_players=[2, 3, 4, 5, 6], seed=0, reward_mode="margin")
-    batch = collect(engine, TokenNet(d_model=16, heads=2, ff=16, value_global=True), "grinch", "ppo", np.random.default_rng(0),
+    batch = collect(engine, TokenNet(d_model=16, heads=2, ff=16, value_global=True), "grinch", np.random.default_rng(0),
                     gae_lambda=1.0, credit="pad")
     assert batch.games == 5
     np.testing.assert_allclose(batch.returns, batch.outcomes - rt.banked_margin(batch.obs.astype(np.float32)), atol=2e-5)
-
-
-def test_rows_probe_finds_greedy_always_on_the_open_rows_best(capsys):
-    from training.learner.probe import grinch_rows
-    from training.learner.probe import main as probe_main
-
-    c = grinch_rows("greedy", num_players=2, games=4)
-    # greedy keeps the hand whose best open row (plus bonus) is highest: by construction it never takes an all-rows
-    # best that is not also an open-rows best
-    assert c["decisions"] > 50 and c["best_open"] == c["decisions"] and c["differ"] > 0
-    assert c["took_all"] == 0 and c["took_open"] == c["differ"] and c["best_all"] < c["decisions"]
-    with pytest.raises(SystemExit):
-        probe_main(["grinch-rows"])  # the agent to probe is required
-    capsys.readouterr()
-    assert probe_main(["grinch-rows", "greedy", "--games", "4"]) == 0  # two players unless told
-    out = capsys.readouterr().out
-    assert out.startswith(f"greedy: {c['decisions']} discard / discard-pile draw decisions in 4 games at 2 players")
-    assert f"took the all-rows best 0, the open-rows best {c['differ']}" in out
-
-
-def test_draws_probe_greedy_agrees_with_itself_and_a_learner_reports_its_confidence(capsys):
-    from training.learner.probe import grinch_draws
-    from training.learner.probe import main as probe_main
-
-    c = grinch_draws("greedy", num_players=2, games=4)["counts"]
-    # greedy looking at its own positions names its own draw every time: nothing off the diagonal
-    assert c[("pile", "top")] == c[("top", "pile")] == 0 and c[("pile", "pile")] > 0 and c[("top", "top")] > 0
-    learner = grinch_draws("checkpoints/learner_grinch_long", num_players=2, games=4)
-    k = learner["counts"]
-    assert len(learner["p_own"]) == k[("pile", "top")] > 0 and all(0.0 < q <= 1.0 for q in learner["p_own"])
-    assert probe_main(["grinch-draws", "greedy", "--games", "4"]) == 0
-    out = capsys.readouterr().out.splitlines()
-    total = sum(c.values())
-    assert out == [f"greedy: {total} draws with the pile and a discard-pile top legal, 4 games against greedy at 2 players",
-                   f"  pile: greedy the pile {c[('pile', 'pile')]}, greedy a top 0", f"   top: greedy the pile 0, greedy a top {c[('top', 'top')]}"]
 
 
 def test_all_action_loss_moves_every_legal_action_by_its_q_above_the_policy_mean():
     """Two legal actions at 0.5 each with Q 0.1 and 0.3 (baseline 0.2), a masked third with Q 9: by hand the gradient
     on logit j is -p_j (Q_j - baseline) / scale = +0.05 and -0.05 (scale 1), 0 for the masked one; scale 2 halves it."""
     from training.learner.algos import all_action_loss
-    from training.model import MaskedCategorical
+    from training.learner.net import MaskedCategorical
 
     mask = torch.tensor([[True, True, False]])
     q = torch.tensor([[0.1, 0.3, 9.0]])
@@ -267,7 +232,7 @@ def test_ppo_update_with_the_q_head_trains_q_and_logs_both_losses():
 
     torch.manual_seed(0)
     net = TokenNet(d_model=16, heads=2, ff=16, value_global=True)
-    batch = collect(get_game("grinch").vector(num_envs=2, num_players=2, seed=0, reward_mode="margin"), net, "grinch", "ppo",
+    batch = collect(get_game("grinch").vector(num_envs=2, num_players=2, seed=0, reward_mode="margin"), net, "grinch",
                     np.random.default_rng(0), credit="pad")
     head = net.q.weight.detach().clone()
     stats = ppo_update(net, torch.optim.Adam(net.parameters(), lr=1e-3), batch, cfg, np.random.default_rng(0))
@@ -290,7 +255,7 @@ def test_round_value_targets_the_rounds_bank_and_round_baseline_scores_within_th
         torch.manual_seed(1)
         engine = get_game("grinch").vector(num_envs=1, num_players=2, seed=0, reward_mode="margin")
         tables = Tables(learner_seat=np.array([1]), groups=[(np.array([0]), _FirstLegal())])
-        return collect(engine, net, "grinch", "ppo", np.random.default_rng(0), gae_lambda=1.0, credit="pad", tables=tables,
+        return collect(engine, net, "grinch", np.random.default_rng(0), gae_lambda=1.0, credit="pad", tables=tables,
                        round_baseline=baseline)
 
     b, plain = run(True), run(False)
@@ -314,11 +279,11 @@ def test_round_value_targets_the_rounds_bank_and_round_baseline_scores_within_th
     assert b.round_values.std() > 0 and plain.round_values is not None
     # without the head: no round values; the baseline needs the head, PPO and pad credit
     no_head = collect(get_game("grinch").vector(num_envs=1, num_players=2, seed=0, reward_mode="margin"),
-                      TokenNet(d_model=16, heads=2, ff=16), "grinch", "ppo", np.random.default_rng(0), credit="pad")
+                      TokenNet(d_model=16, heads=2, ff=16), "grinch", np.random.default_rng(0), credit="pad")
     assert no_head.round_values is None and no_head.round_returns is not None
     with pytest.raises(ValueError, match="round_baseline reads the round value head"):
         collect(get_game("grinch").vector(num_envs=1, num_players=2, seed=0, reward_mode="margin"), TokenNet(d_model=16, heads=2, ff=16),
-                "grinch", "ppo", np.random.default_rng(0), credit="pad", round_baseline=True)
+                "grinch", np.random.default_rng(0), credit="pad", round_baseline=True)
 
 
 def test_round_value_config_and_update():
@@ -334,37 +299,12 @@ def test_round_value_config_and_update():
                              "ppo.round_coef=0.5", "ppo.round_baseline=true", "net.d_model=16", "net.heads=2", "net.ff=16"])
     torch.manual_seed(0)
     net = TokenNet(**cfg.net.model_dump())
-    batch = collect(get_game("grinch").vector(num_envs=2, num_players=2, seed=0, reward_mode="margin"), net, "grinch", "ppo",
+    batch = collect(get_game("grinch").vector(num_envs=2, num_players=2, seed=0, reward_mode="margin"), net, "grinch",
                     np.random.default_rng(0), credit="pad", round_baseline=True)
     head = net.round_value[-1].weight.detach().clone()
     stats = ppo_update(net, torch.optim.Adam(net.parameters(), lr=1e-3), batch, cfg, np.random.default_rng(0))
     assert stats["round_value_loss"] > 0 and "round_explained_variance" in stats
     assert not torch.equal(head, net.round_value[-1].weight)  # only round_coef gives the round head a gradient
-
-
-def test_dmc_round_target_regresses_q_on_the_rounds_bank_but_at_score_decisions():
-    from grinch_env.grinch.game import SCORE_BASE
-
-    def run(round_target: bool):
-        torch.manual_seed(0)
-        net = TokenNet(d_model=16, heads=2, ff=16, value_global=True)
-        engine = get_game("grinch").vector(num_envs=2, num_players=3, seed=0, reward_mode="margin")
-        return collect(engine, net, "grinch", "dmc", np.random.default_rng(2), epsilon=1.0, credit="pad", round_target=round_target)
-
-    b, whole = run(True), run(False)
-    np.testing.assert_array_equal(b.actions, whole.actions)
-    score = b.actions >= SCORE_BASE
-    assert score.sum() == 2 * 3 * 6  # 2 games, 3 seats, 6 rounds
-    np.testing.assert_allclose(whole.returns, whole.outcomes - rt.banked_margin(whole.obs.astype(np.float32)), atol=2e-5)
-    np.testing.assert_allclose(b.returns, np.where(score, whole.returns, whole.round_returns), atol=1e-6)
-    assert not np.allclose(b.returns[~score], whole.returns[~score], atol=1e-3)
-    np.testing.assert_allclose(b.advantages, b.returns - b.values, atol=1e-6)
-    with pytest.raises(ValueError, match="dmc.round_target regresses Q"):
-        load_config(None, ["game=grinch", "num_players=2", "credit=pad", "dmc.round_target=true"])
-    assert load_config(None, ["game=grinch", "num_players=2", "credit=pad", "algo=dmc", "dmc.round_target=true"]).dmc.round_target
-    with pytest.raises(ValueError, match="round_target regresses Q on the Grinch's score-pad rounds"):
-        collect(get_game("grinch").vector(num_envs=1, num_players=2, seed=0, reward_mode="margin"), TokenNet(d_model=16, heads=2, ff=16),
-                "grinch", "ppo", np.random.default_rng(0), credit="pad", round_target=True)
 
 
 @pytest.mark.parametrize("backend", ["numpy", "numba"])
@@ -417,7 +357,7 @@ def test_oracle_critic_values_read_the_revealed_hands_and_the_policy_does_not():
     def run(oracle: bool):
         torch.manual_seed(1)
         engine = get_game("grinch").vector(num_envs=2, num_players=3, seed=0, reward_mode="margin")
-        return collect(engine, net, "grinch", "ppo", np.random.default_rng(0), credit="pad", oracle_critic=oracle)
+        return collect(engine, net, "grinch", np.random.default_rng(0), credit="pad", oracle_critic=oracle)
 
     b, plain = run(True), run(False)
     np.testing.assert_array_equal(b.actions, plain.actions)  # the policy reads the same observations
@@ -441,7 +381,7 @@ def test_oracle_critic_values_read_the_revealed_hands_and_the_policy_does_not():
     with pytest.raises(ValueError, match="ppo.oracle_critic reveals the Grinch's hidden hands"):
         load_config(None, ["game=gnoming", "ppo.oracle_critic=true"])
     with pytest.raises(ValueError, match="oracle_critic reads the hidden hands"):
-        collect(get_game("gnoming").vector(num_envs=1, num_players=3, seed=0, reward_mode="margin"), net, "gnoming", "ppo",
+        collect(get_game("gnoming").vector(num_envs=1, num_players=3, seed=0, reward_mode="margin"), net, "gnoming",
                 np.random.default_rng(0), oracle_critic=True)
 
 
@@ -536,7 +476,7 @@ def test_token_options_reach_every_encoder_of_the_network():
         net.logit.weight.mul_(100.0)  # undo the near-uniform start: a policy whose log-probabilities tell the tokens apart
     engine = get_game("grinch").vector(num_envs=4, num_players=2, seed=0, reward_mode="margin")
     torch.manual_seed(1)
-    b = collect(engine, net, "grinch", "ppo", np.random.default_rng(0), credit="pad")
+    b = collect(engine, net, "grinch", np.random.default_rng(0), credit="pad")
     obs = b.obs.astype(np.float32)
     with torch.no_grad():
         logits, _, v = net(*encode("grinch", obs, options=["action_cards"]))
@@ -547,7 +487,7 @@ def test_token_options_reach_every_encoder_of_the_network():
     np.testing.assert_allclose(b.values, v.numpy(), atol=1e-5)
     discard = b.masks[:, :48].sum(1) >= 2
     choice = logits.masked_fill(~m, -1e9).argmax(1).numpy()
-    np.testing.assert_array_equal(greedy_actions(net, "grinch", "ppo", obs, b.masks), choice)
+    np.testing.assert_array_equal(greedy_actions(net, "grinch", obs, b.masks), choice)
     assert (choice[discard] != logits_plain.masked_fill(~m, -1e9).argmax(1).numpy()[discard]).any()  # the columns change choices
     cfg = load_config(None, ["game=grinch", "num_players=2", "credit=pad", "minibatch_size=4096", "ppo.update_epochs=1",
                              "net.d_model=16", "net.heads=2", "net.ff=16", "net.value_global=true", "net.action_card_ids=false",
@@ -567,7 +507,7 @@ def test_token_options_reach_every_encoder_of_the_network():
     both = encode("grinch", obs, options=["action_cards", "card_after"])
     for got, want in zip(both, rt.encode_batch(obs, action_cards=True, card_after=True)):
         np.testing.assert_array_equal(got.numpy(), want)
-    np.testing.assert_array_equal(greedy_actions(loaded, "grinch", "ppo", obs, b.masks), choice)
+    np.testing.assert_array_equal(greedy_actions(loaded, "grinch", obs, b.masks), choice)
     with pytest.raises(ValueError, match=r"net.token_options \['action_cards'\] are input options of the Grinch's tokens: they need game=grinch"):
         load_config(None, ["game=gnoming", "net.token_options=[action_cards]"])
     with pytest.raises(ValueError, match="lists an option twice"):
@@ -588,7 +528,7 @@ def test_oracle_rows_critic_reads_the_revealed_hands_row_values():
     net = TokenNet(d_model=16, heads=2, ff=16, value_global=True, round_value=True)
     torch.manual_seed(1)
     engine = get_game("grinch").vector(num_envs=2, num_players=2, seed=0, reward_mode="margin")
-    b = collect(engine, net, "grinch", "ppo", np.random.default_rng(0), credit="pad", oracle_critic=True, oracle_rows=True)
+    b = collect(engine, net, "grinch", np.random.default_rng(0), credit="pad", oracle_critic=True, oracle_rows=True)
     with torch.no_grad():
         _, _, v, rv = (x.numpy() for x in net.heads(*encode("grinch", b.critic_obs.astype(np.float32), seat_hands=True)))
         v_plain = net(*encode("grinch", b.critic_obs.astype(np.float32)))[2].numpy()
@@ -604,140 +544,9 @@ def test_oracle_rows_critic_reads_the_revealed_hands_row_values():
     with pytest.raises(ValueError, match="set ppo.oracle_critic=true too"):
         load_config(None, ["game=grinch", "num_players=2", "credit=pad", "ppo.oracle_rows=true"])
     with pytest.raises(ValueError, match="oracle_rows gives the asymmetric critic"):
-        collect(engine, net, "grinch", "ppo", np.random.default_rng(0), credit="pad", oracle_rows=True)
+        collect(engine, net, "grinch", np.random.default_rng(0), credit="pad", oracle_rows=True)
     with pytest.raises(ValueError, match="seat_hands gives the seat tokens the Grinch's hand values: it needs game='grinch'"):
         encode("gnoming", np.zeros((1, 10), np.float32), seat_hands=True)
-
-
-def _draw_position(seed: int):
-    """A 2-player game played at random until a decision where the pile and a discard-pile top are both legal."""
-    from grinch_env.grinch.game import DRAW_DISCARD_BASE, DRAW_PILE_ACTION, SCORE_BASE
-
-    game = Game(2, rng=seed)
-    rng = np.random.default_rng(seed)
-    while True:
-        legal = game.legal_actions()
-        if DRAW_PILE_ACTION in legal and any(DRAW_DISCARD_BASE <= a < SCORE_BASE for a in legal) and game.round == 1:
-            return game
-        game.step(int(rng.choice(legal)))
-
-
-@pytest.mark.parametrize("against", [None, "first_legal"])
-def test_draw_vines_replay_both_draws_to_the_rounds_end_as_the_scalar_game_does(against):
-    """One branch pair from a real position, against the scalar game copied twice: each copy plays its draw, then
-    the network's most likely action at every seat (with ``tables``: the deciding seat only, the other seat the
-    slot's agent) until the round ends; the pair's result is the deciding seat's banked margin after the other
-    draw less after the taken one, in points / 100."""
-    import copy
-
-    from grinch_env.grinch import encoding as enc
-    from grinch_env.grinch.game import DRAW_PILE_ACTION
-    from grinch_env.grinch.vector import VectorGrinch
-    from training.learner.rollout import Tables, encode
-    from training.learner.vine import DrawVines
-
-    torch.manual_seed(3)
-    net = TokenNet(d_model=16, heads=2, ff=16)
-    checked = 0
-    for seed in range(6):
-        game = _draw_position(seed)
-        engine = VectorGrinch(1, 2, seed=0, reward_mode="margin")
-        obs, mask, seat = engine.load_games([game])
-        me = game.current
-        tables = None if against is None else Tables(learner_seat=np.array([me]), groups=[(np.array([0]), _FirstLegal())])
-        vines = DrawVines(engine, pairs=1, seed=0, tables=tables)
-        assert vines.eligible(mask).tolist() == [True]
-        vines.start(7, engine, np.array([0]), mask, np.array([DRAW_PILE_ACTION]), seat, np.random.default_rng(seed))
-        (step, slot, other, qdiff), = vines.finish(net, lambda o: encode("grinch", o))
-        assert (step, slot) == (7, 0) and other != DRAW_PILE_ACTION and other in game.legal_actions()
-        margins = []
-        for first in (DRAW_PILE_ACTION, other):
-            g = copy.deepcopy(game)
-            g.step(first)
-            while g.round == game.round and not g.done:
-                legal = g.legal_actions()
-                if against is not None and g.current != me:
-                    g.step(int(min(legal)))
-                    continue
-                with torch.no_grad():
-                    logits = net(*encode("grinch", enc.encode(g, g.current)[None]))[0][0].numpy()
-                g.step(int(legal[int(np.argmax(logits[legal]))]))
-            margins.append((g.totals[me] - g.totals[1 - me]) / 100)
-        assert qdiff == pytest.approx(margins[1] - margins[0], abs=1e-9)
-        checked += qdiff != 0
-    assert checked >= 2  # the two draws led to different rounds
-
-
-def test_vine_loss_by_hand():
-    from training.learner.algos import vine_loss
-
-    logits = torch.tensor([[0.0, 1.0, 5.0], [0.0, 1.0, 5.0]])
-    taken, other = torch.tensor([0, 0]), torch.tensor([1, 1])
-    # d = +0.02: 0.02 softplus(-(1 - 0)) = 0.02 x 0.31326; d = -0.02: 0.02 softplus(1) = 0.02 x 1.31326
-    assert vine_loss(logits[:1], taken[:1], other[:1], torch.tensor([0.02])).item() == pytest.approx(0.02 * 0.313262, rel=1e-5)
-    assert vine_loss(logits[1:], taken[1:], other[1:], torch.tensor([-0.02])).item() == pytest.approx(0.02 * 1.313262, rel=1e-5)
-    assert vine_loss(logits, taken, other, torch.tensor([0.02, -0.02]), 2.0).item() == pytest.approx(0.02 * (0.313262 + 1.313262) / 4, rel=1e-5)
-    g = torch.tensor([[0.0, 1.0]], requires_grad=True)
-    vine_loss(g, torch.tensor([0]), torch.tensor([1]), torch.tensor([0.1])).backward()
-    assert g.grad[0, 1].item() == pytest.approx(-0.1 * 0.268941, rel=1e-5)  # -d sigmoid(-1): the better draw's logit goes up
-    # the policy-gradient form: -d (sigmoid(g) - 1/2) with g = 1: -0.1 x (0.731059 - 0.5); gradient -d sigmoid(g)(1 - sigmoid(g))
-    g = torch.tensor([[0.0, 1.0]], requires_grad=True)
-    loss = vine_loss(g, torch.tensor([0]), torch.tensor([1]), torch.tensor([0.1]), form="pg")
-    assert loss.item() == pytest.approx(-0.1 * 0.231059, rel=1e-5)
-    loss.backward()
-    assert g.grad[0, 1].item() == pytest.approx(-0.1 * 0.731059 * 0.268941, rel=1e-5) and g.grad[0, 0].item() == pytest.approx(-g.grad[0, 1].item())
-    assert vine_loss(logits, taken, other, torch.tensor([0.02, -0.02]), 2.0, "pg").item() == pytest.approx(0.0, abs=1e-8)  # same gap, d cancels
-    with pytest.raises(ValueError, match="vine_loss form must be 'logistic' or 'pg', got 'hinge'"):
-        vine_loss(logits, taken, other, torch.tensor([0.02, -0.02]), form="hinge")
-    assert load_config(None, ["game=grinch", "num_players=2", "credit=pad", "ppo.vine_pairs=4", "ppo.vine_form=pg"]).ppo.vine_form == "pg"
-    with pytest.raises(ValueError, match="vine_form"):
-        load_config(None, ["game=grinch", "num_players=2", "credit=pad", "ppo.vine_pairs=4", "ppo.vine_form=hinge"])
-
-
-def test_collect_with_vines_records_eligible_draw_pairs_and_the_update_reads_them():
-    from grinch_env.grinch.game import DRAW_DISCARD_BASE, DRAW_PILE_ACTION, SCORE_BASE
-    from training.learner.algos import ppo_update, vine_loss
-
-    torch.manual_seed(0)
-    net = TokenNet(d_model=16, heads=2, ff=16, value_global=True)
-    engine = get_game("grinch").vector(num_envs=3, num_players=2, seed=0, reward_mode="margin")
-    b = collect(engine, net, "grinch", "ppo", np.random.default_rng(0), credit="pad", vine_pairs=2)
-    assert len(b.vine_index) >= 10 and len(set(b.vine_index.tolist())) == len(b.vine_index)
-    m = b.masks[b.vine_index]
-    assert (m[:, DRAW_PILE_ACTION] == 1).all() and (m[:, DRAW_DISCARD_BASE:SCORE_BASE] == 1).any(1).all()
-    assert (b.vine_action != b.actions[b.vine_index]).all() and (m[np.arange(len(m)), b.vine_action] == 1).all()
-    assert ((b.vine_action == DRAW_PILE_ACTION) | ((b.vine_action >= DRAW_DISCARD_BASE) & (b.vine_action < SCORE_BASE))).all()  # draws only
-    assert np.abs(b.vine_qdiff).max() < 1 and (b.vine_qdiff != 0).any()
-    cfg = load_config(None, ["game=grinch", "num_players=2", "credit=pad", "minibatch_size=4096", "ppo.update_epochs=1",
-                             "ppo.vine_pairs=2", "ppo.norm_adv=false", "net.d_model=16", "net.heads=2", "net.ff=16", "net.value_global=true"])
-    stats = ppo_update(net, torch.optim.SGD(net.parameters(), lr=0.0), b, cfg, np.random.default_rng(0))
-    from training.learner.rollout import encode
-
-    with torch.no_grad():
-        logits = net(*encode("grinch", b.obs[b.vine_index].astype(np.float32)))[0]
-    want = vine_loss(logits, torch.from_numpy(b.actions[b.vine_index]), torch.from_numpy(b.vine_action), torch.from_numpy(b.vine_qdiff))
-    assert stats["vine_loss"] == pytest.approx(want.item(), rel=1e-4)
-    assert stats["vine_pairs"] == len(b.vine_index)
-    gains = [(d if a == DRAW_PILE_ACTION else -d) * 100 for a, o, d in zip(b.actions[b.vine_index], b.vine_action, b.vine_qdiff)
-             if DRAW_PILE_ACTION in (a, o)]  # a top less the pile, in points
-    assert gains and stats["vine_top_gain"] == pytest.approx(float(np.mean(gains)), rel=1e-5)
-    with pytest.raises(ValueError, match="ppo.vine_pairs branches the Grinch's draws: it needs game=grinch, algo=ppo and credit=pad"):
-        load_config(None, ["game=grinch", "num_players=2", "ppo.vine_pairs=2", "opponents={greedy: 0.5}"])
-    assert load_config(None, ["game=grinch", "num_players=2", "credit=pad", "ppo.vine_pairs=2", "opponents={greedy: 0.5}"]).ppo.vine_pairs == 2
-    with pytest.raises(ValueError, match="vine_pairs branches the Grinch's draws: it needs game='grinch', algo='ppo'"):
-        collect(engine, net, "grinch", "dmc", np.random.default_rng(0), credit="pad", vine_pairs=2)
-
-
-def test_critic_probe_fits_the_three_inputs_on_the_same_games():
-    from training.learner.probe import grinch_critic
-
-    curves = grinch_critic("checkpoints/learner_grinch_long", games=2, held_out=1, lr=1e-3, minibatch=16, steps=16)
-    assert list(curves) == ["obs", "revealed", "rows"]
-    for points in curves.values():
-        assert [p[0] for p in points] == [2, 4, 6, 8, 10, 12, 14, 16] and all(-10 < p[1] <= 1 and -10 < p[2] <= 1 for p in points)
-    assert curves["rows"] != curves["revealed"] != curves["obs"]  # same games, same start, different inputs
-    with pytest.raises(ValueError, match="grinch-critic needs a Grinch PPO learner checkpoint, got game 'gnoming'"):
-        grinch_critic("checkpoints/learner_gnoming_league_373min", games=1, held_out=1, lr=1e-3, minibatch=4, steps=1)
 
 
 def test_banked_points_weigh_the_others_totals_and_points_rewards_by_hand():
@@ -756,7 +565,7 @@ def test_banked_points_weigh_the_others_totals_and_points_rewards_by_hand():
     np.testing.assert_allclose(_points_rewards(totals, np.array([3, 2]), 0.0), [[0.3, 0.5, 0.1, 0, 0, 0], [0.2, 0.6, 0, 0, 0, 0]], atol=1e-6)
 
 
-def _seat1_game(algo: str, **kw):
+def _seat1_game(**kw):
     """One 2-player game, the network in seat 1 (its decisions are the batch, in order), the lowest legal action in seat 0."""
     from training.learner.rollout import Tables
 
@@ -765,16 +574,14 @@ def _seat1_game(algo: str, **kw):
     torch.manual_seed(1)
     engine = get_game("grinch").vector(num_envs=1, num_players=2, seed=0, reward_mode="margin")
     tables = Tables(learner_seat=np.array([1]), groups=[(np.array([0]), _FirstLegal())])
-    batch = collect(engine, net, "grinch", algo, np.random.default_rng(0), credit="pad", tables=tables, **kw)
+    batch = collect(engine, net, "grinch", np.random.default_rng(0), credit="pad", tables=tables, **kw)
     return batch, engine
 
 
-@pytest.mark.parametrize("algo", ["ppo", "dmc"])
-def test_pad_others_zero_pays_each_seat_its_own_points(algo):
+def test_pad_others_zero_pays_each_seat_its_own_points():
     """The same game as with the margin, but each return is the seat's final total less its banked total, over 100."""
-    kw = {"gae_lambda": 1.0} if algo == "ppo" else {"epsilon": 0.5}
-    b, engine = _seat1_game(algo, pad_others=0.0, **kw)
-    margin, _ = _seat1_game(algo, **kw)
+    b, engine = _seat1_game(pad_others=0.0, gae_lambda=1.0)
+    margin, _ = _seat1_game(gae_lambda=1.0)
     np.testing.assert_array_equal(b.actions, margin.actions)  # the payments change only the targets
     own = rt.seat_totals(b.obs.astype(np.float32))[:, 0].astype(np.float64)
     final = engine.last_totals[0, 1]
@@ -784,44 +591,13 @@ def test_pad_others_zero_pays_each_seat_its_own_points(algo):
     np.testing.assert_allclose(b.outcomes, margin.outcomes)  # the logged outcome stays the game's margin
     net = TokenNet(d_model=16, heads=2, ff=16)
     with pytest.raises(ValueError, match="pad_others weighs the others' totals"):
-        collect(get_game("grinch").vector(num_envs=1, num_players=2, seed=0, reward_mode="margin"), net, "grinch", "ppo",
+        collect(get_game("grinch").vector(num_envs=1, num_players=2, seed=0, reward_mode="margin"), net, "grinch",
                 np.random.default_rng(0), pad_others=0.0)
     with pytest.raises(ValueError, match="pad_others = 0.0 weighs the others' totals in pad credit's payments: it needs credit=pad"):
         load_config(None, ["game=grinch", "num_players=2", "pad_others=0"])
     with pytest.raises(ValueError, match="less than or equal to 1"):
         load_config(None, ["game=grinch", "num_players=2", "credit=pad", "pad_others=1.5"])
     assert load_config(None, ["game=grinch", "num_players=2", "credit=pad", "pad_others=0.5"]).pad_others == 0.5
-
-
-def test_dmc_td_lambda_bootstraps_on_the_next_taken_actions_q():
-    """lambda 0: each Q target is the pad reward plus the Q of the seat's next taken action (0 after its last);
-    lambda 1 is the Monte-Carlo margin still to come; lambda 0.5 mixes the two by hand's recursion."""
-    mc, _ = _seat1_game("dmc", epsilon=0.5)
-    phi = rt.banked_margin(mc.obs.astype(np.float32)).astype(np.float64)
-    reward = np.append(phi[1:], mc.outcomes[-1]) - phi
-    np.testing.assert_allclose(mc.returns, mc.outcomes - phi, atol=1e-5)
-    td0, _ = _seat1_game("dmc", epsilon=0.5, td_lambda=0.0)
-    np.testing.assert_array_equal(td0.actions, mc.actions)
-    q_next = np.append(td0.values[1:], 0.0)
-    assert np.abs(td0.values).max() > 0.01
-    np.testing.assert_allclose(td0.returns, reward + q_next, atol=1e-5)
-    half, _ = _seat1_game("dmc", epsilon=0.5, td_lambda=0.5)
-    expect = np.zeros(len(reward))
-    nxt = 0.0
-    for t in range(len(reward) - 1, -1, -1):  # G_t = r_t + (1 - lambda) Q_{t+1} + lambda G_{t+1}
-        q1 = td0.values[t + 1] if t + 1 < len(reward) else 0.0
-        expect[t] = reward[t] + 0.5 * q1 + 0.5 * nxt
-        nxt = expect[t]
-    np.testing.assert_allclose(half.returns, expect, atol=1e-5)
-    net = TokenNet(d_model=16, heads=2, ff=16)
-    with pytest.raises(ValueError, match="td_lambda bootstraps Deep Monte-Carlo's Q targets: it needs algo='dmc'"):
-        collect(get_game("grinch").vector(num_envs=1, num_players=2, seed=0, reward_mode="margin"), net, "grinch", "ppo",
-                np.random.default_rng(0), td_lambda=0.5)
-    with pytest.raises(ValueError, match="dmc.td_lambda = 0.5 bootstraps DMC's Q targets: it needs algo=dmc"):
-        load_config(None, ["game=grinch", "num_players=2", "dmc.td_lambda=0.5"])
-    with pytest.raises(ValueError, match="without dmc.round_target"):
-        load_config(None, ["game=grinch", "num_players=2", "algo=dmc", "credit=pad", "dmc.td_lambda=0.5", "dmc.round_target=true"])
-    assert load_config(None, ["game=gnoming", "algo=dmc", "dmc.td_lambda=0.8"]).dmc.td_lambda == 0.8
 
 
 def test_card_after_gives_every_card_token_the_hand_with_that_card_added_or_removed():
@@ -874,9 +650,9 @@ def _check_card_option(option: str) -> None:
     loaded, _ = net_from_checkpoint(ckpt, Path("run.pt"))
     assert getattr(loaded, option) == 8
     engine = get_game("grinch").vector(num_envs=4, num_players=2, seed=0, reward_mode="margin")
-    b = collect(engine, net, "grinch", "ppo", np.random.default_rng(0), credit="pad")
+    b = collect(engine, net, "grinch", np.random.default_rng(0), credit="pad")
     obs = b.obs.astype(np.float32)
-    np.testing.assert_array_equal(greedy_actions(loaded, "grinch", "ppo", obs, b.masks), greedy_actions(net, "grinch", "ppo", obs, b.masks))
+    np.testing.assert_array_equal(greedy_actions(loaded, "grinch", obs, b.masks), greedy_actions(net, "grinch", obs, b.masks))
 
 
 def _n1_p6_o2_obs() -> np.ndarray:

@@ -10,7 +10,7 @@ import yaml
 from grinch_env.games import get_game
 from training.learner.config import load_config
 from training.learner.net import TokenNet
-from training.learner.rollout import Tables, collect
+from training.learner.rollout import ShardPlayer, Tables, collect, shard_opponent_slots
 from training.learner.run import Trainer, train
 
 
@@ -58,15 +58,15 @@ class LastLegal:
         return np.array([np.flatnonzero(m)[-1] for m in masks], dtype=np.int64)
 
 
-@pytest.mark.parametrize("game,n,algo", [("grinch", 2, "ppo"), ("gnoming", 3, "dmc")])
-def test_only_the_learner_seat_is_learned_from_and_the_opponent_plays_the_rest(game, n, algo):
+@pytest.mark.parametrize("game,n", [("grinch", 2), ("gnoming", 3)])
+def test_only_the_learner_seat_is_learned_from_and_the_opponent_plays_the_rest(game, n):
     torch.manual_seed(0)
     net = TokenNet(d_model=16, heads=2, ff=16)
     engine = StepLog(get_game(game).vector(num_envs=3, num_players=n, seed=0, reward_mode="margin"))
     opp = LastLegal()
     # slot 0: self-play; slot 1: the learner in seat 1; slot 2: the learner in seat 0
     tables = Tables(learner_seat=np.array([-1, 1, 0]), groups=[(np.array([1, 2]), opp)])
-    batch = collect(engine, net, game, algo, np.random.default_rng(0), epsilon=0.5, tables=tables)
+    batch = collect(engine, net, game, np.random.default_rng(0), tables=tables)
     seats, actions, active = np.stack(engine.seats), np.stack(engine.actions), np.stack(engine.active)
     learner = np.array([-1, 1, 0])
     mine = active & ((learner < 0) | (seats == learner))
@@ -86,21 +86,23 @@ def test_tables_must_name_an_agent_for_every_learner_slot():
     net = TokenNet(d_model=16, heads=2, ff=16)
     engine = get_game("grinch").vector(num_envs=2, num_players=2, seed=0, reward_mode="margin")
     with pytest.raises(ValueError, match="must be in a tables group"):
-        collect(engine, net, "grinch", "ppo", np.random.default_rng(0), tables=Tables(np.array([0, -1]), []))
+        collect(engine, net, "grinch", np.random.default_rng(0), tables=Tables(np.array([0, -1]), []))
     with pytest.raises(ValueError, match="one entry per game slot"):
-        collect(engine, net, "grinch", "ppo", np.random.default_rng(0), tables=Tables(np.array([0]), [(np.array([0]), LastLegal())]))
+        collect(engine, net, "grinch", np.random.default_rng(0), tables=Tables(np.array([0]), [(np.array([0]), LastLegal())]))
 
 
 def test_trainer_fills_each_table_size_with_its_share_of_opponent_games():
     cfg = load_config(None, ["game=grinch", "num_players=[2, 4]", "num_envs=8", "opponents={greedy: 0.5, random: 0.25}"])
-    t = Trainer(cfg)
-    placed = [(name, n, slots.tolist()) for name, n, slots, _ in t.opponents]
+    placed = [(name, n, slots.tolist()) for name, n, slots in shard_opponent_slots(cfg)]
     # slot i has size [2, 4][i % 2]: 4 games per size; greedy takes the first 2 of each size, random the next 1, self-play the last
     assert placed == [("greedy", 2, [0, 2]), ("greedy", 4, [1, 3]), ("random", 2, [4]), ("random", 4, [5])]
-    tables = t.tables()
+    tables = ShardPlayer(cfg).tables(np.random.default_rng(0))
     seats = tables.learner_seat
     assert seats[[6, 7]].tolist() == [-1, -1]
     assert all(0 <= seats[i] < (2 if i % 2 == 0 else 4) for i in range(6))
+    # 16 games in 2 shards: every shard's engine (8 games) holds each opponent's share of its own games, as above
+    two = load_config(None, ["game=grinch", "num_players=[2, 4]", "num_envs=16", "shards=2", "opponents={greedy: 0.5, random: 0.25}"])
+    assert [(name, n, slots.tolist()) for name, n, slots in shard_opponent_slots(two)] == placed and two.shard_games == 8
 
 
 @pytest.mark.parametrize("override,message", [
@@ -114,10 +116,10 @@ def test_bad_opponents_are_refused_with_what_is_allowed(override, message):
         load_config(None, ["game=grinch", "num_players=2", "num_envs=4", override])
 
 
-@pytest.mark.parametrize("algo", ["ppo", "dmc"])
-def test_resume_with_opponents_is_exact(tmp_path, algo):
+@pytest.mark.parametrize("shards", [1, 2])
+def test_resume_with_opponents_is_exact(tmp_path, shards):
     def tiny(root):
-        return [f"algo={algo}", "game=grinch", "num_players=[2, 3]", "num_envs=4", "minibatch_size=64", f"checkpoint_dir={root}", "run_name=r",
+        return [f"shards={shards}", "game=grinch", "num_players=[2, 3]", f"num_envs={4 * shards}", "minibatch_size=64", f"checkpoint_dir={root}", "run_name=r",
                 "net.d_model=16", "net.heads=2", "net.ff=16", "eval.games=2", "eval.opponents=[random]", "opponents={random: 0.5}",
                 "reward_mode=margin", "credit=pad"]
 
@@ -131,13 +133,11 @@ def test_resume_with_opponents_is_exact(tmp_path, algo):
 
 
 def _small(root, name):
-    return ["algo=ppo", "game=grinch", "num_players=2", "num_envs=4", "minibatch_size=64", f"checkpoint_dir={root}", f"run_name={name}",
+    return ["game=grinch", "num_players=2", "num_envs=4", "minibatch_size=64", f"checkpoint_dir={root}", f"run_name={name}",
             "net.d_model=16", "net.heads=2", "net.ff=16", "eval.games=2", "eval.opponents=[random]"]
 
 
 def test_a_branch_config_continues_the_run_exactly_as_resume_with_overrides(tmp_path):
-    from training.learner.run import main
-
     base = train(Trainer(load_config(None, _small(tmp_path, "base"))), max_iterations=2, quiet=True)
     changes = ["opponents={random: 0.5}", "learning_rate=0.002", "max_seconds=1e9"]
     by_resume = Trainer.load(base.cfg.run_dir, ["run_name=by_resume", *changes])
@@ -146,7 +146,8 @@ def test_a_branch_config_continues_the_run_exactly_as_resume_with_overrides(tmp_
     cfg = tmp_path / "branch.yaml"
     data = load_config(None, _small(tmp_path, "by_config") + changes[:2] + [f"branch_from={base.cfg.run_dir}"]).model_dump()
     cfg.write_text(yaml.safe_dump(data))
-    assert main(["--config", str(cfg), "--set", "max_seconds=1e9", "--for-seconds", "0"]) == 0  # a zero-length piece: saves the branch point
+    branch = load_config(cfg, ["max_seconds=1e9"])
+    train(Trainer.load(branch.branch_from, config=branch), for_seconds=0, quiet=True)  # a zero-length piece: saves the branch point
     by_config = train(Trainer.load(tmp_path / "by_config"), max_iterations=4, quiet=True)
     assert (tmp_path / "base" / "latest.pt").exists() and Trainer.load(tmp_path / "base").iteration == 2  # the branched run is untouched
     a, b = by_resume.net.state_dict(), by_config.net.state_dict()
@@ -159,39 +160,5 @@ def test_a_branch_keeps_the_network_and_says_so(tmp_path):
     base = train(Trainer(load_config(None, _small(tmp_path, "base"))), max_iterations=1, quiet=True, curve=False)
     with pytest.raises(ValueError, match=r"trained with net=.*keeps net \(start a fresh run with --config for another\)"):
         Trainer.load(base.cfg.run_dir, ["net.d_model=32"])
-    with pytest.raises(ValueError, match="trained with algo='ppo'"):
-        Trainer.load(base.cfg.run_dir, config=load_config(None, _small(tmp_path, "other") + ["algo=dmc"]))
-
-
-def test_a_resume_branched_by_run_name_writes_its_config_beside_its_checkpoint(tmp_path):
-    from training.learner.run import main
-
-    train(Trainer(load_config(None, _small(tmp_path, "base"))), max_iterations=1, quiet=True, curve=False)
-    assert main(["--resume", str(tmp_path / "base"), "--set", "run_name=league", "--set", "opponents={random: 0.5}", "--set", "max_seconds=1e9",
-                 "--for-seconds", "0"]) == 0
-    saved = yaml.safe_load((tmp_path / "league" / "config.yaml").read_text())
-    assert saved["run_name"] == "league" and saved["opponents"] == {"random": 0.5} and saved["max_seconds"] == 1e9
-    assert Trainer.load(tmp_path / "league").iteration == 1
-
-
-def test_feed_probe_counts_the_discards_the_next_seat_takes():
-    """Hand-made 3-player trace (deal seed 0, piles start A [0], B [4]): seat 0 draws and discards a kind 2 onto A;
-    seat 1 takes it, places it, bounces the displaced kind 5 onto B; seat 2 draws, discards a Hazard (kind 10: it
-    leaves the round, no count), both responders pass, and seat 0 takes seat 1's kind 5 from B a turn late (no count)."""
-    from training.learner.probe import feed_replay
-    from training.learner.probe import main as probe_main
-
-    reveals = [0, 1, 0, 1, 0, 1]
-    trace = [9, 12, 10, 4, 13, 9, 12, 14, 14, 11]
-    expected = {0: {"agent": [1, 1], "opponent": [1, 0]},   # seat 1's discard is an opponent's: its next seat is seat 2
-                1: {"agent": [1, 0], "opponent": [0, 0]},   # seat 2 drew; seat 0's discard fed the agent: not counted
-                2: {"agent": [0, 0], "opponent": [1, 1]}}   # the agent's only discard was the Hazard
-    for me, counts in expected.items():
-        out = {"agent": [0, 0], "opponent": [0, 0]}
-        game = feed_replay(3, 0, reveals + trace, me, out)
-        assert out == counts and game.piles == [[0], [4]] and game.held == 5
-    out = {"agent": [0, 0], "opponent": [0, 0]}
-    feed_replay(3, 0, reveals + trace[:5] + [11], 0, out)  # seat 2 takes seat 1's kind 5 from B at once
-    assert out == {"agent": [1, 1], "opponent": [1, 1]}
-    with pytest.raises(SystemExit):
-        probe_main(["gnoming-feed"])  # the agent to probe is required
+    with pytest.raises(ValueError, match="trained with game='grinch'"):
+        Trainer.load(base.cfg.run_dir, config=load_config(None, _small(tmp_path, "other") + ["game=gnoming", "num_players=3"]))

@@ -17,12 +17,16 @@ from training.learner.search import NetSearch, NetSearchAgent, main
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
 
+# configs/ppo_gnoming.yaml's and configs/ppo_grinch.yaml's runner settings (the learner's own keys)
+RECIPES = {"gnoming": ["game=gnoming", "num_players=3", "reward_mode=margin", "credit=round"],
+           "grinch": ["game=grinch", "num_players=2", "reward_mode=margin", "credit=pad", "learning_rate=0.003", "net.value_global=true"]}
+
+
 def _checkpoint(tmp_path, game: str, num_players, name: str = "net") -> str:
     """Save a fresh (untrained, seeded) learner run and return its run directory."""
-    cfg = "configs/learner_gnoming.yaml" if game == "gnoming" else "configs/learner_grinch.yaml"
     sizes = num_players if isinstance(num_players, list) else [num_players]
     over = [f"checkpoint_dir={tmp_path}", f"run_name={name}", f"num_players={num_players}", f"num_envs={2 * len(sizes)}"]
-    trainer = Trainer(load_config(cfg, over))
+    trainer = Trainer(load_config(None, RECIPES[game] + over))
     trainer.save()
     return str(tmp_path / name)
 
@@ -175,10 +179,9 @@ def test_bad_options_say_what_is_allowed(tmp_path):
         with pytest.raises(ValueError) as err:
             make_agent(spec, num_players=3, game="gnoming")
         assert str(err.value).startswith(message), (spec, str(err.value))
-    # A checkpoint that is not a learner's takes no search options.
-    ppo = "checkpoints/gnoming_distill"
-    with pytest.raises(ValueError, match=re.escape(f"checkpoint {ppo!r}: unknown option(s) ['samples']; a checkpoint path takes only trust=1")):
-        make_agent(f"{ppo}:samples=3", num_players=3, game="gnoming")
+    # A checkpoint that is not the token network's takes no search options (an afterstate run's takes play and generation).
+    with pytest.raises(ValueError, match=re.escape("unknown option(s) ['samples']")):
+        make_agent("checkpoints/champion_gnoming:samples=3", num_players=5, game="gnoming")
 
 
 def test_the_search_cli_prints_win_share_interval_and_cost(tmp_path, capsys):
@@ -266,7 +269,7 @@ def test_a_network_trained_with_the_oracle_critic_searches_only_to_the_games_end
     """Its value head was trained on the other hands revealed, which a player cannot see: every leaf but the game's end
     would read it on an observation it never learned from, so the spec is refused with what is allowed."""
     over = [f"checkpoint_dir={tmp_path}", "run_name=oracle", "num_envs=2", "ppo.oracle_critic=true"]
-    Trainer(load_config("configs/learner_grinch.yaml", over)).save()
+    Trainer(load_config(None, RECIPES["grinch"] + over)).save()
     run = str(tmp_path / "oracle")
     for horizon in ("round", "0", "8"):
         with pytest.raises(ValueError, match=re.escape("was trained with ppo.oracle_critic") + ".*needs horizon=end"):

@@ -19,8 +19,8 @@ pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
 def _run(tmp_path, game: str, n: int) -> str:
     """A fresh (untrained, seeded) learner run directory."""
-    cfg = "configs/learner_gnoming.yaml" if game == "gnoming" else "configs/learner_grinch.yaml"
-    trainer = Trainer(load_config(cfg, [f"checkpoint_dir={tmp_path}", "run_name=net", f"num_players={n}", "num_envs=2"]))
+    recipe = ["credit=round"] if game == "gnoming" else ["credit=pad", "net.value_global=true"]  # the games' PPO recipes (configs/ppo_*.yaml)
+    trainer = Trainer(load_config(None, [f"game={game}", *recipe, f"checkpoint_dir={tmp_path}", "run_name=net", f"num_players={n}", "num_envs=2"]))
     trainer.save()
     return str(tmp_path / "net")
 

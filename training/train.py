@@ -45,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--generations", type=int, help="afterstate: fit at most this many more generations in this piece")
     p.add_argument("--for-seconds", type=float, help="ppo: stop this piece after this many training seconds (resume later)")
     p.add_argument("--final-games", type=int, help="games per opponent and table size in the report (default: eval.final_games)")
-    p.add_argument("--processes", type=int, default=1, help="afterstate: processes that play the report's games (default 1)")
+    p.add_argument("--processes", type=int, help="afterstate: processes that play the report's games (default: distributed.num_workers)")
     p.add_argument("--quiet", action="store_true", help="print no progress lines")
     return p
 
@@ -147,7 +147,7 @@ def run_pieces(args: argparse.Namespace, algo: str, run: Any, cfg: TrainConfig) 
             atomic_write_bytes(run.cfg.run_dir / "config.yaml", dump_yaml(cfg).encode())
             family.train(run, args.generations, quiet=args.quiet)
         if (args.report or run.generation >= run.cfg.stages) and games:
-            family.final_report(run, games, processes=args.processes)
+            family.final_report(run, games, processes=args.processes or cfg.distributed.num_workers)
         return 0
     from training.learner import run as family
 

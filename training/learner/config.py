@@ -182,6 +182,8 @@ class LearnerConfig(_Section):
         spec = get_game(self.game)
         sizes = check_table_sizes(self.game, self.num_players)
         if self.num_envs % (self.shards * len(sizes)):
+            if self.shards == 1:
+                raise ValueError(f"num_envs ({self.num_envs}) must be a multiple of the number of table sizes ({len(sizes)}), so every size gets the same games")
             raise ValueError(f"num_envs ({self.num_envs}) must be a multiple of shards x the number of table sizes ({self.shards} x {len(sizes)}), "
                              "so every shard plays the same games of every size")
         if self.reward_mode not in spec.reward_modes:
