@@ -292,7 +292,7 @@ def validate_yaml(schema: type[BaseModel], path: str | Path | None, overrides: l
     for item in overrides or []:
         key, eq, value = item.partition("=")
         if not eq or not key:
-            raise ValueError(f"--set takes key=value (e.g. algo=dmc, net.d_model=64), got {item!r}")
+            raise ValueError(f"--set takes key=value (e.g. num_envs=64, net.d_model=64), got {item!r}")
         _set(data, key.strip(), yaml.safe_load(value))
     try:
         return schema.model_validate(data)
