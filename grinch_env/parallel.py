@@ -2,8 +2,8 @@
 
 A pool's workers run side by side, one per core; left to their defaults, numpy's OpenBLAS and torch's OpenMP each
 start a thread per core in every worker, and on a 2-core machine two workers then run four busy threads: a
-distillation game of the afterstate learner took 0.62-0.70 CPU-seconds instead of 0.23 (docs/results/learner_grinch.md,
-twenty-eighth session).  Spawned, not forked: a forked copy of a process that has used torch's threads can hang.
+distillation game of the afterstate learner took 0.62-0.70 CPU-seconds instead of 0.23 (measured by
+benchmarks/bench_workers.py).  Spawned, not forked: a forked copy of a process that has used torch's threads can hang.
 """
 
 from __future__ import annotations

@@ -45,7 +45,7 @@ best other seat and puts the banked margin on the global token: the score so
 far, which decides most of a game's outcome, is now legible.
 
 Version 3 zeroes the used rows in the discard and draw tokens' row values.
-Measured on version 2 (docs/results/learner_grinch.md): where the best
+Measured on version 2 (docs/results/ppo_tokens.md): where the best
 afterstate over all rows and the best over the open rows differ, the
 150-minute network took either about equally often (158 and 152 of 329
 decisions), that is, it did not connect the action's row values to the score

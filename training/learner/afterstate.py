@@ -35,7 +35,7 @@ Grinch may also take a known top, so this undervalues its hand, as `expectimax`'
 
 Load a run's agent with ``make_agent("checkpoints/<run>")`` or ``"checkpoints/<run>:play=lookahead2,generation=2"`` (and
 ``deny=W`` to reweigh ``G``, 0 to ignore it).
-docs/results/learner_grinch.md (nineteenth to twenty-first sessions) has the measurements.
+docs/results/afterstate_grinch.md has the measurements.
 """
 
 from __future__ import annotations

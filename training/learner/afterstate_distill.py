@@ -14,7 +14,7 @@ is cheaper and plays every seat the same way, so the stage teaches ``V`` those w
 3. the tuned ``V``, with the last fit's ``W`` and ``G``, is written as one more fitted generation.
 
 Nothing in it is a heuristic's: the worths are the run's own ``V`` and ``W`` read through the rules (the cards a
-draw can bring, a final hand's rows and bonus).  ``docs/results/learner_grinch.md``, twenty-seventh session: the
+draw can bring, a final hand's rows and bonus).  ``docs/results/afterstate_grinch.md``: the
 stage's first use (2-player network alone against ``expectimax`` 0.512 [0.502, 0.522], 9,600 games).
 """
 

@@ -4,9 +4,9 @@ placement's afterstate, fitted to minus the round's margin (own score against th
 
 Usage::
 
-    python -m training.learner.afterstate_run --config configs/learner_grinch_afterstate_value.yaml   # a fresh run
-    python -m training.learner.afterstate_run --resume checkpoints/learner_grinch_afterstate_value    # continue exactly
-    python -m training.learner.afterstate_run --report checkpoints/learner_grinch_afterstate_value --final-games 1200
+    python -m training.train --config configs/grinch.yaml                          # a fresh run (algo: afterstate)
+    python -m training.train --resume checkpoints/grinch                           # continue exactly
+    python -m training.train --report checkpoints/grinch --final-games 1200        # evaluate only
 
 Generation ``g`` plays ``games_per_generation`` self-play games: generation 0 uniformly random legal moves (no
 network, no hand-made policy: the rules and the observation only), generation ``g > 0`` the values fitted on

@@ -3,7 +3,7 @@
 At a decision with two or more legal actions, :class:`NetSearchAgent`
 
 1. reads the network's policy on the observation and keeps its ``top_k``
-   legal actions (the prior: logits for PPO, Q-values for DMC), best first;
+   legal actions (the prior: the policy's logits), best first;
 2. deals ``samples`` determinisations of the hidden cards from the
    observation alone, with the games' own determinisation code
    (Gnoming: :func:`grinch_env.gnoming.encoding.decode_game` then
