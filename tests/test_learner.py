@@ -14,7 +14,7 @@ from training.learner.algos import ppo_update
 from training.learner.config import load_config
 from training.learner.net import TokenNet
 from training.learner.rollout import Batch, LearnerAgent, ShardPlayer, collect, encode, final_returns, seat_gae
-from training.learner.run import Trainer, curve_series, final_report, train
+from training.learner.run import Trainer, curve_series, final_report, minutes_to_beat, train
 
 
 def test_final_returns_credit_each_decision_with_its_own_seats_reward():
@@ -206,6 +206,15 @@ def test_curve_lines_are_the_pairs_that_have_points():
         ("vs greedy 3p", 3, [0, 9]), ("vs greedy 4p", 4, [0]), ("vs greedy 5p", 5, [0]), ("vs search 3p", 3, [9])]
     one_size = [point(0, "random", 2), point(0, "greedy", 2), point(5, "random", 2)]
     assert [(label, [r["iteration"] for r in rows]) for label, _, rows in curve_series(one_size)] == [("vs random", [0, 5]), ("vs greedy", [0])]
+
+
+def test_minutes_to_beat_is_the_first_point_whose_interval_clears_parity():
+    point = lambda s, win, hw: {"train_seconds": s, "win_share": win, "half_width": hw}  # noqa: E731
+    # 0.40 - 0.10 = 0.30 is under parity 1/3; 0.45 - 0.10 = 0.35 clears it (at 600 s: 10 min); the later dip does not undo it
+    rows = [point(0, 0.20, 0.05), point(300, 0.40, 0.10), point(600, 0.45, 0.10), point(900, 0.30, 0.10)]
+    assert minutes_to_beat(rows, 1 / 3) == 10.0
+    assert minutes_to_beat(rows, 0.5) is None and minutes_to_beat(rows, None) is None
+    assert minutes_to_beat([point(120, 0.5, 0.0)], 0.5) is None  # on parity is not above it
 
 
 def test_learner_agent_plays_in_the_harness():

@@ -314,7 +314,7 @@ def test_bad_configs_and_resumes_say_what_is_allowed(tmp_path):
     with pytest.raises(ValueError, match="num_players for Gnoming A Round must be an int in 3..7, got 2"):  # the Grinch's default table
         load_config(None, ["game=gnoming"])
     with pytest.raises(ValueError, match="opponent 'nobody' is not an agent"):
-        load_config(None, ["eval_opponent=nobody"])
+        load_config(None, ["eval_opponents=[nobody]"])
     run = train(AfterstateRun(_tiny(tmp_path, "generations=1", "eval_games=0")), quiet=True)
     with pytest.raises(ValueError, match="cannot change seed on resume"):
         AfterstateRun.load(run.cfg.run_dir, ["seed=3"])

@@ -130,7 +130,7 @@ def test_generation_records_are_the_placements_afterstates_and_minus_the_round_m
 
 def _tiny(tmp_path, *extra: str):
     return load_config(None, [f"checkpoint_dir={tmp_path}", "game=gnoming", "num_players=3", "run_name=gnoming_tiny", "games_per_generation=3",
-                              "value.steps=20", "value.width=8", "eval_games=2", "eval_opponent=random", "final_games=0", *extra])
+                              "value.steps=20", "value.width=8", "eval_games=2", "eval_opponents=[random]", "final_games=0", *extra])
 
 
 def test_a_gnoming_run_resumes_to_the_same_values_and_is_a_harness_agent(tmp_path):
@@ -170,7 +170,31 @@ def test_the_gnoming_configs_train_afterstate_values_against_search():
     quick = load_train_config("configs/gnoming.yaml").runner()
     assert (quick.game, quick.num_players, quick.final_play, quick.final_opponents) == ("gnoming", 4, "value", ["random", "greedy", "search"])
     champion = load_train_config("configs/champion_gnoming.yaml").runner()
-    assert champion.num_players == 5 and champion.eval_opponent == "search" and champion.final_opponents == ["search"]
+    assert champion.num_players == 5 and champion.eval_opponents == ["search"] and champion.final_opponents == ["search"]
+
+
+def test_the_curve_plays_each_eval_opponent_on_the_same_deals(tmp_path):
+    from training.config import from_runner, validate
+    from training.learner.run import CURVE_FIELDS
+
+    run = train(AfterstateRun(_tiny(tmp_path, "generations=1", "eval_opponents=[random, greedy]")), quiet=True)
+    assert [sorted(k for k in r if k.startswith("vs_")) for r in run.log] == [["vs_greedy", "vs_random"]] * 2  # generation 0's policy, g0
+    rows = run.curve()
+    assert [(r["iteration"], r["opponent"]) for r in rows] == [(0, "random"), (0, "greedy"), (1, "random"), (1, "greedy")]
+    assert [r["win_share"] for r in rows] == [run.log[0]["vs_random"][0], run.log[0]["vs_greedy"][0], run.log[1]["vs_random"][0],
+                                              run.log[1]["vs_greedy"][0]]
+    lines = (run.cfg.run_dir / "curve.csv").read_text().splitlines()
+    assert lines[0] == ",".join(CURVE_FIELDS) and len(lines) == 5
+    # the trainer's schema carries the list both ways; a checkpoint of a one-opponent curve still loads
+    cfg = validate({"algo": "afterstate", "game": "gnoming", "num_players": 3, "eval": {"opponents": ["random", "greedy"]}})
+    assert cfg.runner().eval_opponents == ["random", "greedy"]
+    assert from_runner(cfg.runner().model_dump(), "afterstate")["eval"]["opponents"] == ["random", "greedy"]
+    assert from_runner({"game": "gnoming", "num_players": 3, "eval_opponent": "search"}, "afterstate")["eval"]["opponents"] == ["search"]
+    assert load_config(None, ["game=gnoming", "num_players=3", "eval_opponent=search"]).eval_opponents == ["search"]
+    with pytest.raises(ValueError, match="eval_opponent and eval_opponents: give the curve's opponents once"):
+        load_config(None, ["game=gnoming", "num_players=3", "eval_opponent=search", "eval_opponents=[greedy]"])
+    with pytest.raises(ValueError, match="eval_opponents"):
+        load_config(None, ["game=gnoming", "num_players=3", "eval_opponents=[]"])
 
 
 def test_a_gnoming_run_over_two_table_sizes_plays_both_with_one_value(tmp_path):

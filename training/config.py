@@ -58,8 +58,8 @@ class BudgetSection(_Section):
 class EvalSection(_Section):
     """The curve (during training) and the final report (seat-rotated, paired deals: :mod:`grinch_env.evaluation`)."""
 
-    opponents: list[str] | None = Field(None, description="the curve's opponents (afterstate: one, default [greedy]; "
-                                        "ppo: default [random, greedy])")
+    opponents: list[str] | None = Field(None, description="the curve's opponents (afterstate: default [greedy], one "
+                                        "point per generation and opponent; ppo: default [random, greedy])")
     games: int | None = Field(None, ge=0, description="games per curve point and opponent (afterstate default 200, ppo 48)")
     every_seconds: float | None = Field(None, gt=0, description="ppo: training seconds between curve points (default 120; "
                                         "afterstate: one point per generation)")
@@ -90,7 +90,7 @@ _SHARED = {
             "eval.final_games": "eval.final_games", "workers": "distributed.num_workers", "backend": "distributed.backend",
             "address": "distributed.address"},
 }
-_NOT_FAMILY = {"algo", "eval", "eval_opponent", "dmc", "ppo"}  # runner keys that no family section holds
+_NOT_FAMILY = {"algo", "eval", "eval_opponent", "eval_opponents", "dmc", "ppo"}  # runner keys that no family section holds
 
 
 def _family_fields(model: type[BaseModel], shared: dict[str, str]) -> dict[str, Any]:
@@ -139,8 +139,6 @@ class TrainConfig(_Section):
             if getattr(getattr(self, section), name) is not None:
                 raise ValueError(f"{key} is not a setting of algo {self.algo!r}; {self.algo} takes "
                                  + ("budget.generations" if self.algo == "afterstate" else "budget.max_seconds / budget.max_samples"))
-        if self.algo == "afterstate" and self.eval.opponents is not None and len(self.eval.opponents) != 1:
-            raise ValueError(f"eval.opponents: an afterstate run's curve plays one opponent after each generation, got {self.eval.opponents}")
         self.runner()  # the runner's own checks (opponents that load, sizes, knobs that need each other)
         return self
 
@@ -153,7 +151,7 @@ class TrainConfig(_Section):
             if value is not None and runner_key.split(".")[0] in _runner_fields(self.algo):
                 _set(flat, runner_key, value)
         if self.algo == "afterstate" and self.eval.opponents:
-            flat["eval_opponent"] = self.eval.opponents[0]
+            flat["eval_opponents"] = list(self.eval.opponents)
         family = data[self.algo]
         if self.algo == "ppo":
             flat["ppo"] = {k: family.pop(k) for k in list(family) if k in PPOSection.model_fields}
@@ -194,8 +192,8 @@ def from_runner(flat: dict[str, Any], algo: str) -> dict[str, Any]:
         if value is not None:
             _set(data, key, value)
     if algo == "afterstate":
-        if flat.get("eval_opponent"):
-            _set(data, "eval.opponents", [flat["eval_opponent"]])
+        if flat.get("eval_opponents") or flat.get("eval_opponent"):  # eval_opponent: a checkpoint of a one-opponent curve
+            _set(data, "eval.opponents", list(flat.get("eval_opponents") or [flat["eval_opponent"]]))
         family = {k: v for k, v in flat.items() if k in runner_keys and k not in _SHARED[algo] and k not in _NOT_FAMILY}
     else:
         family = {k: v for k, v in flat.items() if k in runner_keys and k.split(".")[0] not in {s.split(".")[0] for s in _SHARED[algo]}

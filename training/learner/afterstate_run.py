@@ -23,7 +23,7 @@ last ``replay_generations`` generations' records:
 3. with ``deny: true``, ``G`` is fitted to the Grinch's points in the round after each Who's discard, from its
    :func:`training.learner.afterstate.deny_features`, on the newest generation's records alone (the Grinch's points move
    with its play from one generation to the next); the next generation's Who discards are charged ``deny_weight x G``;
-4. the agent of the new values (``eval_play``) plays ``eval_opponent`` (seat-rotated paired deals, the same deals every
+4. the agent of the new values (``eval_play``) plays each of ``eval_opponents`` (seat-rotated paired deals, the same deals every
    generation; before the first fit, the uniformly random policy the run starts from).
 
 With a ``distill`` section (the Grinch's), one more generation follows the last fit: its look-ahead distilled into its
@@ -148,13 +148,25 @@ class AfterstateConfig(_Section):
                                              "the records do not depend on it")
     address: str = Field("local", description="backend ray: local (a private Ray instance on this machine), auto (the cluster "
                          "`ray start --head` started) or a cluster's address (host:6379, ray://host:10001)")
-    eval_games: int = Field(200, ge=0, description="games against eval_opponent after each fit (0: none)")
-    eval_opponent: str = "greedy"
+    eval_games: int = Field(200, ge=0, description="games against each of eval_opponents after each fit (0: none)")
+    eval_opponents: list[str] = Field(default_factory=lambda: ["greedy"], min_length=1,
+                                      description="the curve's opponents, each played after every fit")
     eval_play: Literal[PLAYS] = Field("value", description="the agent's play option in the curve's games")
     final_games: int = Field(1200, ge=0, description="games per final opponent in report/ (0: no report)")
     final_opponents: list[str] | None = Field(None, description="default: greedy and the game's search (expectimax, search)")
     final_play: Literal[PLAYS] | None = Field(None, description="default: lookahead (the Grinch), value (Gnoming)")
     torch_threads: int = Field(1, ge=1)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_opponent(cls, data: Any) -> Any:
+        """A checkpoint written before the curve took several opponents stores ``eval_opponent: <name>``."""
+        if isinstance(data, dict) and "eval_opponent" in data:
+            if "eval_opponents" in data:
+                raise ValueError("eval_opponent and eval_opponents: give the curve's opponents once, as eval_opponents: [...]")
+            data = {**data, "eval_opponents": [data["eval_opponent"]]}
+            del data["eval_opponent"]
+        return data
 
     @model_validator(mode="after")
     def _fits(self) -> AfterstateConfig:
@@ -175,7 +187,7 @@ class AfterstateConfig(_Section):
                                      "(its agent values every draw and placement by V: training.learner.gnoming_afterstate)")
         from grinch_env.agents import make_agent
 
-        for opp in [self.eval_opponent, *self.final_opponents]:
+        for opp in dict.fromkeys([*self.eval_opponents, *self.final_opponents]):
             for n in sizes:
                 try:
                     make_agent(opp, num_players=n, game=self.game, seed=0)
@@ -628,31 +640,34 @@ class AfterstateRun:
         return AfterstateAgent(Value.from_state(fitted["value"]), LaterValue(Value.from_state(fitted["later"])), play or self.cfg.eval_play,
                                f"{self.cfg.run_name}/g{g}", self.cfg.table_sizes, deny=denial_of(fitted))
 
-    def _key(self, n: int) -> str:
-        """The log's key of the curve's matches at ``n`` players: ``vs_<opponent>``, ``vs_<opponent>@<n>p`` in a run over several sizes."""
-        return f"vs_{self.cfg.eval_opponent}{self._at(n)}"
+    def _key(self, opponent: str, n: int) -> str:
+        """The log's key of the curve's match against ``opponent`` at ``n`` players: ``vs_<opponent>``, ``vs_<opponent>@<n>p``
+        in a run over several sizes."""
+        return f"vs_{opponent}{self._at(n)}"
 
     def _at(self, n: int) -> str:
         """The suffix of a key of ``n`` players: ``@<n>p`` in a run over several table sizes, else none."""
         return f"@{n}p" if self.cfg.multi else ""
 
     def evaluate(self, agent: Any) -> dict[str, list[float]]:
-        """``agent`` against ``eval_opponent`` (``eval_games`` seat-rotated paired deals at each table size, the same every
-        generation): ``{"vs_<opponent>": [win share, 95% half-width], "mean_score": ...}`` (keys ``...@<n>p`` in a run over
-        several sizes); empty with ``eval_games`` 0."""
+        """``agent`` against each of ``eval_opponents`` (``eval_games`` seat-rotated paired deals at each table size, the same
+        every generation and for every opponent): ``{"vs_<opponent>": [win share, 95% half-width], "mean_score": ...}`` (keys
+        ``...@<n>p`` in a run over several sizes; ``mean_score`` is the first opponent's); empty with ``eval_games`` 0."""
         from grinch_env.evaluation.evaluate import evaluate
 
         cfg = self.cfg
         if not cfg.eval_games:
             return {}
         out: dict[str, Any] = {}
-        for n in cfg.table_sizes:
-            res = evaluate([agent] + [cfg.eval_opponent] * (n - 1), num_players=n, num_games=cfg.eval_games, seed=10_000 * (cfg.seed + 1) + n,
-                           game=cfg.game)
-            a = res.per_agent[res.agents[0]]
-            lo, hi = a["win_rate_ci"]
-            out[self._key(n)] = [round(a["win_rate"], 4), round((hi - lo) / 2, 4)]
-            out[f"mean_score{self._at(n)}"] = round(a["mean_score"], 2)
+        for i, opp in enumerate(cfg.eval_opponents):
+            for n in cfg.table_sizes:
+                res = evaluate([agent] + [opp] * (n - 1), num_players=n, num_games=cfg.eval_games, seed=10_000 * (cfg.seed + 1) + n,
+                               game=cfg.game)
+                a = res.per_agent[res.agents[0]]
+                lo, hi = a["win_rate_ci"]
+                out[self._key(opp, n)] = [round(a["win_rate"], 4), round((hi - lo) / 2, 4)]
+                if i == 0:
+                    out[f"mean_score{self._at(n)}"] = round(a["mean_score"], 2)
         return out
 
     def curve(self) -> list[dict[str, Any]]:
@@ -663,14 +678,15 @@ class AfterstateRun:
         for r in self.log:
             samples += r.get("records", 0)
             games += r.get("games", 0)
-            for n in self.cfg.table_sizes:
-                if self._key(n) in r:
-                    win, hw = r[self._key(n)]
-                    rows.append({"iteration": r["generation"] + 1 if "records" in r else 0, "samples": samples, "games": games,
-                                 "train_seconds": r["cpu_seconds"], "wall_seconds": r["wall_seconds"], "opponent": self.cfg.eval_opponent,
-                                 "num_players": n, "win_share": win, "half_width": hw,
-                                 "explained_variance": r.get("explained_variance", r.get("mc_explained_variance_after", float("nan"))),
-                                 "entropy": r.get("play_entropy", float("nan")), "value_loss": float("nan"), "epsilon": float("nan")})
+            for opp in self.cfg.eval_opponents:
+                for n in self.cfg.table_sizes:
+                    if self._key(opp, n) in r:
+                        win, hw = r[self._key(opp, n)]
+                        rows.append({"iteration": r["generation"] + 1 if "records" in r else 0, "samples": samples, "games": games,
+                                     "train_seconds": r["cpu_seconds"], "wall_seconds": r["wall_seconds"], "opponent": opp,
+                                     "num_players": n, "win_share": win, "half_width": hw,
+                                     "explained_variance": r.get("explained_variance", r.get("mc_explained_variance_after", float("nan"))),
+                                     "entropy": r.get("play_entropy", float("nan")), "value_loss": float("nan"), "epsilon": float("nan")})
         return rows
 
     def write_curve(self) -> None:

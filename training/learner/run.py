@@ -242,6 +242,16 @@ def curve_series(curve: list[dict[str, Any]]) -> list[tuple[str, int | None, lis
     return out
 
 
+def minutes_to_beat(rows: list[dict[str, Any]], parity: float | None) -> float | None:
+    """The training CPU-minutes of the first of a line's ``rows`` whose 95% interval lies above ``parity``; None if none does."""
+    if parity is None:
+        return None
+    for r in rows:
+        if r["win_share"] - r["half_width"] > parity:
+            return r["train_seconds"] / 60
+    return None
+
+
 def write_curve(curve: list[dict[str, Any]], run_dir: Path, title: str, parity: float | None = None) -> None:
     """Write ``curve.csv`` and ``curve.png`` (win share with 95% bands, explained variance, entropy) into ``run_dir``.
 
@@ -273,8 +283,14 @@ def write_curve(curve: list[dict[str, Any]], run_dir: Path, title: str, parity: 
         hw = np.array([r["half_width"] for r in rows]) * scale
         top = max(top, float(np.nanmax(y + hw, initial=0.0)))
         for ax, x in ((axes[0], np.array([r["train_seconds"] for r in rows]) / 60), (axes[1], np.array([r["samples"] for r in rows]) / 1e6)):
-            ax.plot(x, y, marker="o", label=label)
+            line = ax.plot(x, y, marker="o", label=label)[0]
             ax.fill_between(x, y - hw, y + hw, alpha=0.2)
+        beat = minutes_to_beat(rows, 1.0 / n if n else parity)
+        if beat is not None:  # the first point whose interval clears parity, with its CPU-minutes
+            i = [r["train_seconds"] / 60 for r in rows].index(beat)
+            axes[0].plot([beat], [y[i]], marker="*", markersize=14, color=line.get_color(), zorder=5)
+            axes[0].annotate(f"{beat:.0f} min", (beat, y[i]), textcoords="offset points", xytext=(6, -12), fontsize=7,
+                             color=line.get_color())
     ylabel = "win share x table size (1 = parity)" if multi else "win share (learner in 1 seat)"
     for ax in axes[:2]:
         if multi:
