@@ -170,7 +170,9 @@ def test_the_gnoming_configs_train_afterstate_values_against_search():
     quick = load_train_config("configs/gnoming.yaml").runner()
     assert (quick.game, quick.num_players, quick.final_play, quick.final_opponents) == ("gnoming", 4, "value", ["random", "greedy", "search"])
     champion = load_train_config("configs/champion_gnoming.yaml").runner()
-    assert champion.num_players == 5 and champion.eval_opponents == ["search"] and champion.final_opponents == ["search"]
+    assert champion.num_players == [3, 4, 5, 6, 7] and champion.table_sizes == [3, 4, 5, 6, 7]
+    assert champion.eval_opponents == ["greedy", "search"] and champion.final_opponents == ["greedy", "search"]
+    assert (champion.generations, champion.games_per_generation, champion.value.width) == (4, 5000, 256)
 
 
 def test_the_curve_plays_each_eval_opponent_on_the_same_deals(tmp_path):

@@ -121,7 +121,8 @@ def check_parses(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
         for extra in re.findall(r"\.\[([\w,]+)\]", " ".join(args)):
             assert set(extra.split(",")) <= EXTRAS, f"unknown extra in {extra!r}: the extras are {sorted(EXTRAS)}"
         return
-    if name in ("cp", "pytest", "ray", "apt-get") or args[:2] == ["-m", "pytest"]:  # file copies (sources checked above), the test runner, Ray's CLI, Debian packages
+    if name in ("cp", "mkdir", "tar", "git", "pytest", "ray", "apt-get") or args[:2] == ["-m", "pytest"]:
+        # file copies and unpacking (sources checked above), git, the test runner, Ray's CLI, Debian packages
         return
     if name in SCRIPTS:
         module, _, function = SCRIPTS[name].partition(":")

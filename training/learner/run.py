@@ -257,7 +257,9 @@ def write_curve(curve: list[dict[str, Any]], run_dir: Path, title: str, parity: 
 
     With several table sizes each (opponent, size) is its own line and the
     win-share axis is the win share times the table size (1.0 is parity at
-    every size); ``parity`` is then ignored.
+    every size); ``parity`` is then ignored.  Each opponent has its own line
+    style, and a star marks the first point of a line whose interval clears
+    parity, with its training CPU-minutes (:func:`minutes_to_beat`).
     """
     run_dir.mkdir(parents=True, exist_ok=True)
     with open(run_dir / "curve.csv", "w", newline="") as f:
@@ -277,13 +279,14 @@ def write_curve(curve: list[dict[str, Any]], run_dir: Path, title: str, parity: 
     sizes = list(dict.fromkeys(r.get("num_players") for r in curve))
     multi = len(sizes) > 1
     top = 1.0  # the plot's height: the highest ribbon, and parity always in sight
+    styles = {opp: ("-", "--", ":", "-.")[i % 4] for i, opp in enumerate(dict.fromkeys(r["opponent"] for r in curve))}
     for label, n, rows in curve_series(curve):
         scale = float(n) if multi else 1.0
         y = np.array([r["win_share"] for r in rows]) * scale
         hw = np.array([r["half_width"] for r in rows]) * scale
         top = max(top, float(np.nanmax(y + hw, initial=0.0)))
         for ax, x in ((axes[0], np.array([r["train_seconds"] for r in rows]) / 60), (axes[1], np.array([r["samples"] for r in rows]) / 1e6)):
-            line = ax.plot(x, y, marker="o", label=label)[0]
+            line = ax.plot(x, y, marker="o", linestyle=styles[rows[0]["opponent"]], label=label)[0]
             ax.fill_between(x, y - hw, y + hw, alpha=0.2)
         beat = minutes_to_beat(rows, 1.0 / n if n else parity)
         if beat is not None:  # the first point whose interval clears parity, with its CPU-minutes
