@@ -242,14 +242,17 @@ def curve_series(curve: list[dict[str, Any]]) -> list[tuple[str, int | None, lis
     return out
 
 
-def minutes_to_beat(rows: list[dict[str, Any]], parity: float | None) -> float | None:
-    """The training CPU-minutes of the first of a line's ``rows`` whose 95% interval lies above ``parity``; None if none does."""
+def first_above(rows: list[dict[str, Any]], parity: float | None) -> int | None:
+    """The index of the first of a line's ``rows`` whose 95% interval lies above ``parity``; None if none does."""
     if parity is None:
         return None
-    for r in rows:
-        if r["win_share"] - r["half_width"] > parity:
-            return r["train_seconds"] / 60
-    return None
+    return next((i for i, r in enumerate(rows) if r["win_share"] - r["half_width"] > parity), None)
+
+
+def minutes_to_beat(rows: list[dict[str, Any]], parity: float | None) -> float | None:
+    """The training CPU-minutes of the first of a line's ``rows`` whose 95% interval lies above ``parity``; None if none does."""
+    i = first_above(rows, parity)
+    return None if i is None else rows[i]["train_seconds"] / 60
 
 
 def write_curve(curve: list[dict[str, Any]], run_dir: Path, title: str, parity: float | None = None) -> None:
@@ -288,9 +291,9 @@ def write_curve(curve: list[dict[str, Any]], run_dir: Path, title: str, parity: 
         for ax, x in ((axes[0], np.array([r["train_seconds"] for r in rows]) / 60), (axes[1], np.array([r["samples"] for r in rows]) / 1e6)):
             line = ax.plot(x, y, marker="o", linestyle=styles[rows[0]["opponent"]], label=label)[0]
             ax.fill_between(x, y - hw, y + hw, alpha=0.2)
-        beat = minutes_to_beat(rows, 1.0 / n if n else parity)
-        if beat is not None:  # the first point whose interval clears parity, with its CPU-minutes
-            i = [r["train_seconds"] / 60 for r in rows].index(beat)
+        i = first_above(rows, 1.0 / n if n else parity)
+        if i is not None:  # the first point whose interval clears parity, with its CPU-minutes
+            beat = rows[i]["train_seconds"] / 60
             axes[0].plot([beat], [y[i]], marker="*", markersize=14, color=line.get_color(), zorder=5)
             axes[0].annotate(f"{beat:.0f} min", (beat, y[i]), textcoords="offset points", xytext=(6, -12), fontsize=7,
                              color=line.get_color())
